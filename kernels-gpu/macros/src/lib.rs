@@ -1,0 +1,350 @@
+//! `#[kernel]`: turns one step function into a hawk kernel.
+//!
+//! From
+//! `#[kernel(steps = "auto")] pub fn oscillator(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar) { .. }`
+//! it generates:
+//! - the function itself, generic over the lane type (the parameter is named `Scalar`),
+//! - a kernel type `Oscillator` implementing `hawk::Kernel` (name, planes, steps, one step),
+//! - a typed planes struct `OscillatorPlanes<'a>` (a missing plane is a compile error),
+//! - the GPU entry point `hawk_oscillator` behind `cfg(target_arch = "nvptx64")`.
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::{format_ident, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, Token, Type};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    In,
+    Mut,
+    Param,
+    Terminated,
+}
+
+struct Arg {
+    name: Ident,
+    role: Role,
+}
+
+struct Settings {
+    steps: TokenStream2,
+    real: Ident,
+}
+
+/// Marks a step function as a hawk kernel. See the crate docs of `hawk` for the roles.
+///
+/// Settings: `steps = "auto"` (default) or `steps = 64` (a fixed k per launch), and
+/// `real = "f64"` (default) or `real = "f32"` for the element type of every plane.
+#[proc_macro_attribute]
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(attr.into(), item.into()) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
+    let mut s = Settings {
+        steps: quote!(::hawk::Steps::Auto),
+        real: Ident::new("f64", Span::call_site()),
+    };
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
+    for m in metas {
+        let nv = match m {
+            Meta::NameValue(nv) => nv,
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "expected `steps = \"auto\"`, `steps = <k>` or `real = \"f64\" | \"f32\"`",
+                ));
+            }
+        };
+        let key = nv.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let lit = match &nv.value {
+            Expr::Lit(l) => l.lit.clone(),
+            v => return Err(syn::Error::new(v.span(), "expected a literal")),
+        };
+        match (key.as_str(), lit) {
+            ("steps", Lit::Str(s2)) if s2.value() == "auto" => {}
+            ("steps", Lit::Int(i)) => {
+                let k: u32 = i.base10_parse()?;
+                if k == 0 {
+                    return Err(syn::Error::new(i.span(), "steps must be at least 1"));
+                }
+                s.steps = quote!(::hawk::Steps::Fixed(#k));
+            }
+            ("real", Lit::Str(r)) if r.value() == "f64" || r.value() == "f32" => {
+                s.real = Ident::new(&r.value(), r.span());
+            }
+            (_, l) => {
+                return Err(syn::Error::new(
+                    l.span(),
+                    "unknown setting: write `steps = \"auto\"`, `steps = 64` or `real = \"f32\"`",
+                ));
+            }
+        }
+    }
+    Ok(s)
+}
+
+fn role_of(ty: &Type) -> Option<Role> {
+    let path_name = |t: &Type| match t {
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    match ty {
+        Type::Reference(r) if r.mutability.is_some() => match path_name(&r.elem)?.as_str() {
+            "Scalar" => Some(Role::Mut),
+            "Terminated" => Some(Role::Terminated),
+            _ => None,
+        },
+        t => match path_name(t)?.as_str() {
+            "Scalar" => Some(Role::In),
+            "Param" => Some(Role::Param),
+            _ => None,
+        },
+    }
+}
+
+fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
+    let mut args: Vec<Arg> = Vec::new();
+    for input in &f.sig.inputs {
+        let FnArg::Typed(pt) = input else {
+            return Err(syn::Error::new(input.span(), "a kernel takes no `self`"));
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            return Err(syn::Error::new(
+                pt.pat.span(),
+                "kernel arguments must be plain names (they name the planes)",
+            ));
+        };
+        let Some(role) = role_of(&pt.ty) else {
+            return Err(syn::Error::new(
+                pt.ty.span(),
+                "unsupported kernel argument type: write `Scalar` (per-sample input), \
+                 `&mut Scalar` (per-sample state), `Param` (one value for all samples) \
+                 or `&mut Terminated` (the done flag)",
+            ));
+        };
+        let name = pi.ident.clone();
+        if args.iter().any(|a| a.name == name) {
+            return Err(syn::Error::new(name.span(), "two planes with one name"));
+        }
+        args.push(Arg { name, role });
+    }
+    match args.iter().filter(|a| a.role == Role::Terminated).count() {
+        1 => {}
+        0 => {
+            return Err(syn::Error::new(
+                f.sig.inputs.span(),
+                "a kernel needs one `terminated: &mut Terminated` argument: set it when the \
+                 sample is done (e.g. `*terminated = t.ge(t_end);`)",
+            ));
+        }
+        _ => {
+            return Err(syn::Error::new(
+                f.sig.inputs.span(),
+                "a kernel takes exactly one `&mut Terminated`",
+            ));
+        }
+    }
+    if !args.iter().any(|a| a.role == Role::Mut) {
+        return Err(syn::Error::new(
+            f.sig.inputs.span(),
+            "a kernel needs at least one `&mut Scalar` state plane",
+        ));
+    }
+    Ok(args)
+}
+
+fn camel(name: &str) -> String {
+    name.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
+    let settings = parse_settings(attr)?;
+    let f: ItemFn = syn::parse2(item)?;
+    if !f.sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            f.sig.generics.span(),
+            "a kernel is not generic itself: #[kernel] makes it generic over the lane type",
+        ));
+    }
+    let args = parse_args(&f)?;
+    let real = &settings.real;
+    let steps = &settings.steps;
+    let vis = &f.vis;
+    let fname = &f.sig.ident;
+    let fname_s = fname.to_string();
+    let kty = format_ident!("{}", camel(&fname_s));
+    let pty = format_ident!("{}Planes", kty);
+    let entry = format!("hawk_{fname_s}");
+    let entry_id = format_ident!("{}", entry);
+    let attrs = &f.attrs;
+    let body = &f.block;
+
+    let of = |r: Role| args.iter().filter(move |a| a.role == r);
+    let (n_in, n_par, n_mut) = (of(Role::In).count(), of(Role::Param).count(), of(Role::Mut).count());
+
+    // The generic body: `Param` becomes the lane, `Terminated` its mask.
+    let sig_args = args.iter().map(|a| {
+        let n = &a.name;
+        match a.role {
+            Role::In | Role::Param => quote!(#n: Scalar),
+            Role::Mut => quote!(#n: &mut Scalar),
+            Role::Terminated => quote!(#n: &mut <Scalar as ::hawk::Lane>::Mask),
+        }
+    });
+
+    // Kernel::step: map arrays back to the declared argument order.
+    let mut_binds: Vec<Ident> = (0..n_mut).map(|j| format_ident!("__m{}", j)).collect();
+    let (mut ii, mut pi, mut mi) = (0usize, 0usize, 0usize);
+    let call_args: Vec<TokenStream2> = args
+        .iter()
+        .map(|a| match a.role {
+            Role::In => {
+                ii += 1;
+                let j = ii - 1;
+                quote!(ins[#j])
+            }
+            Role::Param => {
+                pi += 1;
+                let j = pi - 1;
+                quote!(params[#j])
+            }
+            Role::Mut => {
+                mi += 1;
+                let b = &mut_binds[mi - 1];
+                quote!(#b)
+            }
+            Role::Terminated => quote!(terminated),
+        })
+        .collect();
+
+    let specs = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+        let n = a.name.to_string();
+        let r = match a.role {
+            Role::In => quote!(::hawk::Role::In),
+            Role::Mut => quote!(::hawk::Role::Mut),
+            _ => quote!(::hawk::Role::Param),
+        };
+        quote!(::hawk::PlaneSpec { name: #n, role: #r })
+    });
+
+    let fields = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+        let n = &a.name;
+        let doc = format!("Plane `{n}`.");
+        match a.role {
+            Role::In => quote!(#[doc = #doc] pub #n: &'a [#real]),
+            Role::Mut => quote!(#[doc = #doc] pub #n: &'a mut [#real]),
+            _ => quote!(#[doc = #doc] pub #n: #real),
+        }
+    });
+    let visits = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+        let n = &a.name;
+        let s = n.to_string();
+        match a.role {
+            Role::In => quote!(v.input(#s, self.#n);),
+            Role::Mut => quote!(v.mutable(#s, self.#n);),
+            _ => quote!(v.param(#s, self.#n);),
+        }
+    });
+
+    // GPU entry: scalars and raw pointers only.
+    let ptr_args = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+        let n = &a.name;
+        match a.role {
+            Role::In => quote!(#n: *const #real),
+            Role::Mut => quote!(#n: *mut #real),
+            _ => quote!(#n: #real),
+        }
+    });
+    let ins_ptrs = of(Role::In).map(|a| &a.name);
+    let par_vals = of(Role::Param).map(|a| &a.name);
+    let mut_ptrs = of(Role::Mut).map(|a| &a.name);
+    let kdoc = format!(
+        "The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`."
+    );
+    let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
+
+    Ok(quote! {
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        #vis fn #fname<Scalar: ::hawk::Lane<Elem = #real>>(#(#sig_args),*) #body
+
+        #[doc = #kdoc]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #vis struct #kty;
+
+        #[doc = #pdoc]
+        #vis struct #pty<'a> {
+            #(#fields,)*
+        }
+
+        impl<'a> ::hawk::PlaneSource<'a, #real> for #pty<'a> {
+            fn visit(self, v: &mut impl ::hawk::PlaneVisitor<'a, #real>) {
+                #(#visits)*
+            }
+        }
+
+        impl ::hawk::Kernel for #kty {
+            type Real = #real;
+            type Ins<L: ::hawk::Lane<Elem = #real>> = [L; #n_in];
+            type Params<L: ::hawk::Lane<Elem = #real>> = [L; #n_par];
+            type Muts<L: ::hawk::Lane<Elem = #real>> = [L; #n_mut];
+            type Planes<'a> = #pty<'a>;
+            const NAME: &'static str = #fname_s;
+            const PLANES: &'static [::hawk::PlaneSpec] = &[#(#specs),*];
+            const STEPS: ::hawk::Steps = #steps;
+            const ENTRY: &'static str = #entry;
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn step<L: ::hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+            ) {
+                let [#(#mut_binds),*] = muts;
+                #fname::<L>(#(#call_args),*)
+            }
+        }
+
+        /// GPU entry point: advances samples `0..n` by up to `k` steps, one per thread, and
+        /// counts the samples still active into `active`.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "gpu-kernel" fn #entry_id(
+            n: u32,
+            k: u32,
+            #(#ptr_args,)*
+            terminated: *mut u8,
+            active: *mut u32,
+        ) {
+            let i = ::hawk::device::global_index();
+            if i < n as usize {
+                let live = unsafe {
+                    ::hawk::run_sample::<#kty>(
+                        i, k, &[#(#ins_ptrs),*], &[#(#par_vals),*], &[#(#mut_ptrs),*], terminated,
+                    )
+                };
+                if live {
+                    unsafe { ::hawk::device::count_one(active) };
+                }
+            }
+        }
+    })
+}

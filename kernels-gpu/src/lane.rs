@@ -1,0 +1,394 @@
+//! Lane types: what a kernel body computes with.
+//!
+//! A kernel body is generic over one [`Lane`] type. On the GPU the lane is a plain `f64` or
+//! `f32` (one thread per sample); on the host it is a `core::simd` vector holding several
+//! samples at once. Per-sample decisions are [`Mask`]s and [`Lane::select`], never an `if` on
+//! a sample's value, so every lane type gives the same bits.
+
+use core::fmt::Debug;
+use core::ops::{
+    Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, Div, DivAssign, Mul,
+    MulAssign, Neg, Not, Sub, SubAssign,
+};
+
+/// An element type a plane can hold: `f64` or `f32`.
+pub trait Real:
+    Copy
+    + Send
+    + Sync
+    + Default
+    + Debug
+    + PartialOrd
+    + 'static
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// The element's name as a kernel author writes it (`"f64"`).
+    const NAME: &'static str;
+    /// Bytes per element.
+    const BYTES: usize;
+    /// Converts from `f64` (rounding for `f32`).
+    fn from_f64(v: f64) -> Self;
+    /// Widens to `f64`.
+    fn to_f64(self) -> f64;
+    /// `true` when neither NaN nor infinite.
+    fn finite(self) -> bool;
+}
+
+macro_rules! real_impl {
+    ($t:ty) => {
+        impl Real for $t {
+            const NAME: &'static str = stringify!($t);
+            const BYTES: usize = core::mem::size_of::<$t>();
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn finite(self) -> bool {
+                self.is_finite()
+            }
+        }
+    };
+}
+real_impl!(f64);
+real_impl!(f32);
+
+/// A per-lane boolean: `bool` for a scalar lane, a SIMD mask for a vector lane.
+pub trait Mask:
+    Copy
+    + Debug
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + BitAndAssign
+    + BitOrAssign
+{
+    /// Every lane set to `b`.
+    fn splat(b: bool) -> Self;
+    /// `true` if any lane is set.
+    fn any(self) -> bool;
+    /// `true` if every lane is set.
+    fn all(self) -> bool;
+    /// Lane `i`'s value.
+    fn test(self, i: usize) -> bool;
+    /// Builds a mask lane by lane.
+    fn from_fn(f: impl FnMut(usize) -> bool) -> Self;
+}
+
+impl Mask for bool {
+    #[inline(always)]
+    fn splat(b: bool) -> Self {
+        b
+    }
+    #[inline(always)]
+    fn any(self) -> bool {
+        self
+    }
+    #[inline(always)]
+    fn all(self) -> bool {
+        self
+    }
+    #[inline(always)]
+    fn test(self, _i: usize) -> bool {
+        self
+    }
+    #[inline(always)]
+    fn from_fn(mut f: impl FnMut(usize) -> bool) -> Self {
+        f(0)
+    }
+}
+
+/// What a kernel body computes with: `WIDTH` samples' values of one plane.
+///
+/// Arithmetic is IEEE per lane and never fused behind the author's back, so a scalar lane
+/// and a vector lane give bit-identical results.
+pub trait Lane:
+    Copy
+    + Debug
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+{
+    /// The element type (`f64` or `f32`).
+    type Elem: Real;
+    /// The per-lane boolean type.
+    type Mask: Mask;
+    /// Samples per lane value.
+    const WIDTH: usize;
+    /// Every lane set to `v`.
+    fn splat(v: Self::Elem) -> Self;
+    /// Reads `WIDTH` consecutive elements.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading `WIDTH` elements.
+    unsafe fn load(p: *const Self::Elem) -> Self;
+    /// Writes `WIDTH` consecutive elements.
+    ///
+    /// # Safety
+    /// `p` must be valid for writing `WIDTH` elements.
+    unsafe fn store(self, p: *mut Self::Elem);
+    /// Lane `i`'s value.
+    fn lane(self, i: usize) -> Self::Elem;
+    /// Per lane: `a` where `m` is set, else `b` (numpy's `where`).
+    fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    /// Per lane `self >= o`.
+    fn ge(self, o: Self) -> Self::Mask;
+    /// Per lane `self > o`.
+    fn gt(self, o: Self) -> Self::Mask;
+    /// Per lane `self <= o`.
+    fn le(self, o: Self) -> Self::Mask;
+    /// Per lane `self < o`.
+    fn lt(self, o: Self) -> Self::Mask;
+    /// Per lane `self == o`.
+    fn eq(self, o: Self) -> Self::Mask;
+    /// Per lane: neither NaN nor infinite.
+    fn is_finite(self) -> Self::Mask;
+    /// Per lane fused `self * a + b`, rounded once.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// Per lane square root, correctly rounded.
+    fn sqrt(self) -> Self;
+    /// Per lane absolute value.
+    fn abs(self) -> Self;
+    /// Per lane minimum (IEEE minNum: a NaN operand yields the other).
+    fn min(self, o: Self) -> Self;
+    /// Per lane maximum (IEEE maxNum).
+    fn max(self, o: Self) -> Self;
+}
+
+macro_rules! scalar_lane {
+    ($t:ident) => {
+        impl Lane for $t {
+            type Elem = $t;
+            type Mask = bool;
+            const WIDTH: usize = 1;
+            #[inline(always)]
+            fn splat(v: $t) -> Self {
+                v
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self {
+                unsafe { *p }
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut $t) {
+                unsafe { *p = self }
+            }
+            #[inline(always)]
+            fn lane(self, _i: usize) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn select(m: bool, a: Self, b: Self) -> Self {
+                if m { a } else { b }
+            }
+            #[inline(always)]
+            fn ge(self, o: Self) -> bool {
+                self >= o
+            }
+            #[inline(always)]
+            fn gt(self, o: Self) -> bool {
+                self > o
+            }
+            #[inline(always)]
+            fn le(self, o: Self) -> bool {
+                self <= o
+            }
+            #[inline(always)]
+            fn lt(self, o: Self) -> bool {
+                self < o
+            }
+            #[inline(always)]
+            fn eq(self, o: Self) -> bool {
+                self == o
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                $t::is_finite(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                core::$t::math::mul_add(self, a, b)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                core::$t::math::sqrt(self)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                $t::abs(self)
+            }
+            #[inline(always)]
+            fn min(self, o: Self) -> Self {
+                $t::min(self, o)
+            }
+            #[inline(always)]
+            fn max(self, o: Self) -> Self {
+                $t::max(self, o)
+            }
+        }
+    };
+}
+scalar_lane!(f64);
+scalar_lane!(f32);
+
+/// A fixed-size group of lane values: one per plane of a role.
+pub trait LaneArray<L: Lane>: Copy {
+    /// Number of planes.
+    const LEN: usize;
+    /// Builds the group plane by plane.
+    fn from_fn(f: impl FnMut(usize) -> L) -> Self;
+    /// The values as a slice.
+    fn as_slice(&self) -> &[L];
+    /// The values as a mutable slice.
+    fn as_mut_slice(&mut self) -> &mut [L];
+}
+
+impl<L: Lane, const N: usize> LaneArray<L> for [L; N] {
+    const LEN: usize = N;
+    #[inline(always)]
+    fn from_fn(f: impl FnMut(usize) -> L) -> Self {
+        core::array::from_fn(f)
+    }
+    #[inline(always)]
+    fn as_slice(&self) -> &[L] {
+        self
+    }
+    #[inline(always)]
+    fn as_mut_slice(&mut self) -> &mut [L] {
+        self
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod simd_lanes {
+    use super::{Lane, Mask};
+    use core::simd::cmp::{SimdPartialEq, SimdPartialOrd};
+    use core::simd::num::SimdFloat;
+    use core::simd::Simd;
+
+    macro_rules! simd_mask {
+        ($i:ty) => {
+            impl<const N: usize> Mask for core::simd::Mask<$i, N>
+            {
+                #[inline(always)]
+                fn splat(b: bool) -> Self {
+                    core::simd::Mask::splat(b)
+                }
+                #[inline(always)]
+                fn any(self) -> bool {
+                    core::simd::Mask::any(self)
+                }
+                #[inline(always)]
+                fn all(self) -> bool {
+                    core::simd::Mask::all(self)
+                }
+                #[inline(always)]
+                fn test(self, i: usize) -> bool {
+                    core::simd::Mask::test(&self, i)
+                }
+                #[inline(always)]
+                fn from_fn(f: impl FnMut(usize) -> bool) -> Self {
+                    core::simd::Mask::from_array(core::array::from_fn(f))
+                }
+            }
+        };
+    }
+    simd_mask!(i64);
+    simd_mask!(i32);
+
+    macro_rules! simd_lane {
+        ($t:ident, $i:ty) => {
+            impl<const N: usize> Lane for Simd<$t, N>
+            {
+                type Elem = $t;
+                type Mask = core::simd::Mask<$i, N>;
+                const WIDTH: usize = N;
+                #[inline(always)]
+                fn splat(v: $t) -> Self {
+                    Simd::splat(v)
+                }
+                #[inline(always)]
+                unsafe fn load(p: *const $t) -> Self {
+                    unsafe { Simd::from_array(core::ptr::read_unaligned(p as *const [$t; N])) }
+                }
+                #[inline(always)]
+                unsafe fn store(self, p: *mut $t) {
+                    unsafe { core::ptr::write_unaligned(p as *mut [$t; N], self.to_array()) }
+                }
+                #[inline(always)]
+                fn lane(self, i: usize) -> $t {
+                    self[i]
+                }
+                #[inline(always)]
+                fn select(m: Self::Mask, a: Self, b: Self) -> Self {
+                    core::simd::Select::select(m, a, b)
+                }
+                #[inline(always)]
+                fn ge(self, o: Self) -> Self::Mask {
+                    self.simd_ge(o)
+                }
+                #[inline(always)]
+                fn gt(self, o: Self) -> Self::Mask {
+                    self.simd_gt(o)
+                }
+                #[inline(always)]
+                fn le(self, o: Self) -> Self::Mask {
+                    self.simd_le(o)
+                }
+                #[inline(always)]
+                fn lt(self, o: Self) -> Self::Mask {
+                    self.simd_lt(o)
+                }
+                #[inline(always)]
+                fn eq(self, o: Self) -> Self::Mask {
+                    self.simd_eq(o)
+                }
+                #[inline(always)]
+                fn is_finite(self) -> Self::Mask {
+                    SimdFloat::is_finite(self)
+                }
+                #[inline(always)]
+                fn mul_add(self, a: Self, b: Self) -> Self {
+                    let (s, a, b) = (self.to_array(), a.to_array(), b.to_array());
+                    Simd::from_array(core::array::from_fn(|i| {
+                        core::$t::math::mul_add(s[i], a[i], b[i])
+                    }))
+                }
+                #[inline(always)]
+                fn sqrt(self) -> Self {
+                    let s = self.to_array();
+                    Simd::from_array(core::array::from_fn(|i| core::$t::math::sqrt(s[i])))
+                }
+                #[inline(always)]
+                fn abs(self) -> Self {
+                    SimdFloat::abs(self)
+                }
+                #[inline(always)]
+                fn min(self, o: Self) -> Self {
+                    self.simd_min(o)
+                }
+                #[inline(always)]
+                fn max(self, o: Self) -> Self {
+                    self.simd_max(o)
+                }
+            }
+        };
+    }
+    simd_lane!(f64, i64);
+    simd_lane!(f32, i32);
+}

@@ -1,0 +1,58 @@
+//! # hawk: kernels written once
+//!
+//! A hawk kernel is one step of one sample, written as a plain generic Rust function and
+//! marked `#[kernel]`. The same source runs on an NVIDIA GPU (compiled to PTX, one thread per
+//! sample, the lane type is `f64`) and on the host (compiled for the CPU, the lane type is a
+//! SIMD vector of samples).
+//!
+//! ```
+//! use hawk::prelude::*;
+//!
+//! #[kernel(steps = "auto")]
+//! pub fn decay(rate: Scalar, dt: Param, terminated: &mut Terminated, y: &mut Scalar) {
+//!     *y -= dt * rate * *y;
+//!     *terminated = y.lt(Scalar::splat(0.5));
+//! }
+//!
+//! // The body is an ordinary function too: here with one f64 lane.
+//! let (mut y, mut done) = (1.0_f64, false);
+//! decay::<f64>(2.0, 0.1, &mut done, &mut y);
+//! assert_eq!(y, 0.8);
+//! assert_eq!(Decay::NAME, "decay");
+//! ```
+//!
+//! Roles: `Scalar` is a per-sample read-only plane, `&mut Scalar` a per-sample plane the
+//! kernel advances, `Param` one value for all samples, and `&mut Terminated` the per-sample
+//! flag the body sets when the sample is done. Inside the body `Scalar` is the lane type:
+//! use its operators, [`Lane`] methods (`ge`, `select`, `sqrt`, `mul_add`, ...) and
+//! `Scalar::splat(c)` for constants.
+#![no_std]
+#![cfg_attr(not(target_arch = "nvptx64"), feature(portable_simd))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel, stdarch_nvptx))]
+#![feature(core_float_math)]
+
+extern crate self as hawk;
+
+pub mod builtin;
+pub mod device;
+pub mod kernel;
+pub mod lane;
+
+pub use hawk_macros::kernel;
+pub use kernel::{
+    Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps, advance, mask_to_bytes, run_sample,
+};
+pub use lane::{Lane, LaneArray, Mask, Real};
+
+/// Everything a kernel author needs: `use hawk::prelude::*;`.
+pub mod prelude {
+    pub use crate::kernel;
+    pub use crate::kernel::{Kernel, Steps};
+    pub use crate::lane::{Lane, Mask, Real};
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe { core::arch::nvptx::trap() }
+}

@@ -1,0 +1,199 @@
+//! Picks the instruction set and lane width at run time and instantiates the chunk loop
+//! for each. The loop itself is written once ([`run_chunk`]), generic over the lane type.
+
+use crate::workset::Ptrs;
+use hawk::{Kernel, Lane, LaneArray, Mask, Real, advance, run_sample};
+use std::simd::Simd;
+
+/// An element type the host team can run: `f64` or `f32`, with its SIMD lane types.
+pub trait HostReal: Real + Lane<Elem = Self, Mask = bool> {
+    /// 2 samples per group.
+    type X2: Lane<Elem = Self>;
+    /// 4 samples per group.
+    type X4: Lane<Elem = Self>;
+    /// 8 samples per group.
+    type X8: Lane<Elem = Self>;
+    /// 16 samples per group.
+    type X16: Lane<Elem = Self>;
+    /// 32 samples per group.
+    type X32: Lane<Elem = Self>;
+}
+
+macro_rules! host_real {
+    ($t:ty) => {
+        impl HostReal for $t {
+            type X2 = Simd<$t, 2>;
+            type X4 = Simd<$t, 4>;
+            type X8 = Simd<$t, 8>;
+            type X16 = Simd<$t, 16>;
+            type X32 = Simd<$t, 32>;
+        }
+    };
+}
+host_real!(f64);
+host_real!(f32);
+
+/// The instruction set a host team's loops are compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// Whatever the build target guarantees (SSE2 on x86-64).
+    Portable,
+    /// AVX2 with FMA.
+    Avx2,
+    /// AVX-512F (with AVX2 and FMA).
+    Avx512,
+}
+
+impl Isa {
+    /// The best instruction set this CPU has.
+    pub fn detect() -> Isa {
+        [Isa::Avx512, Isa::Avx2]
+            .into_iter()
+            .find(|i| i.available())
+            .unwrap_or(Isa::Portable)
+    }
+
+    /// `true` if this CPU can run it.
+    pub fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Isa::Portable => true,
+                Isa::Avx2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("fma")
+                }
+                Isa::Avx512 => {
+                    Isa::Avx2.available() && std::arch::is_x86_feature_detected!("avx512f")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Isa::Portable
+        }
+    }
+
+    /// Vector register width in bytes.
+    pub fn vector_bytes(self) -> usize {
+        match self {
+            Isa::Portable => 16,
+            Isa::Avx2 => 32,
+            Isa::Avx512 => 64,
+        }
+    }
+
+    /// Default samples per group: enough vectors in flight to hide FP latency.
+    pub fn default_lanes<R: Real>(self) -> usize {
+        (self.vector_bytes() / R::BYTES * 4).min(32)
+    }
+}
+
+/// One chunk of one launch: `(ptrs, lo, hi, k) -> active samples left in lo..hi`.
+pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> usize;
+
+/// Advances slots `lo..hi`: lane groups of `L`, then a scalar tail.
+///
+/// # Safety
+/// `lo..hi` must lie inside the work set behind `p`, and no other thread may touch it.
+#[inline(always)]
+unsafe fn run_chunk<K: Kernel, L: Lane<Elem = K::Real>>(
+    p: &Ptrs<K::Real>,
+    lo: usize,
+    hi: usize,
+    k: u32,
+) -> usize
+where
+    K::Real: HostReal,
+{
+    let w = L::WIDTH;
+    let params = K::Params::<L>::from_fn(|j| L::splat(p.params[j]));
+    let mut active = 0;
+    let mut i = lo;
+    unsafe {
+        while i + w <= hi {
+            let flags = p.terminated.add(i);
+            let mut term = L::Mask::from_fn(|l| *flags.add(l) != 0);
+            if !term.all() {
+                let ins = K::Ins::<L>::from_fn(|j| L::load(p.ins[j].add(i)));
+                let mut st = K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
+                advance::<K, L>(&ins, &params, &mut st, &mut term, k);
+                for (j, v) in st.as_slice().iter().enumerate() {
+                    v.store(p.muts[j].add(i));
+                }
+                for l in 0..w {
+                    let t = term.test(l);
+                    *flags.add(l) = t as u8;
+                    active += !t as usize;
+                }
+            }
+            i += w;
+        }
+        while i < hi {
+            active += run_sample::<K>(i, k, &p.ins, &p.params, &p.muts, p.terminated) as usize;
+            i += 1;
+        }
+    }
+    active
+}
+
+macro_rules! isa_variant {
+    ($name:ident, $feat:literal) => {
+        #[target_feature(enable = $feat)]
+        unsafe fn $name<K: Kernel, L: Lane<Elem = K::Real>>(
+            p: &Ptrs<K::Real>,
+            lo: usize,
+            hi: usize,
+            k: u32,
+        ) -> usize
+        where
+            K::Real: HostReal,
+        {
+            unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+isa_variant!(chunk_avx2, "avx2,fma");
+#[cfg(target_arch = "x86_64")]
+isa_variant!(chunk_avx512, "avx512f,avx2,fma");
+
+unsafe fn chunk_portable<K: Kernel, L: Lane<Elem = K::Real>>(
+    p: &Ptrs<K::Real>,
+    lo: usize,
+    hi: usize,
+    k: u32,
+) -> usize
+where
+    K::Real: HostReal,
+{
+    unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+}
+
+macro_rules! by_lanes {
+    ($f:ident, $K:ident, $lanes:expr) => {{
+        match $lanes {
+            1 => $f::<$K, $K::Real> as ChunkFn<$K::Real>,
+            2 => $f::<$K, <$K::Real as HostReal>::X2>,
+            4 => $f::<$K, <$K::Real as HostReal>::X4>,
+            8 => $f::<$K, <$K::Real as HostReal>::X8>,
+            16 => $f::<$K, <$K::Real as HostReal>::X16>,
+            _ => $f::<$K, <$K::Real as HostReal>::X32>,
+        }
+    }};
+}
+
+/// The chunk loop for kernel `K` on `isa` with `lanes` samples per group.
+pub(crate) fn chunk_fn<K: Kernel>(isa: Isa, lanes: usize) -> ChunkFn<K::Real>
+where
+    K::Real: HostReal,
+{
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => by_lanes!(chunk_avx512, K, lanes),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => by_lanes!(chunk_avx2, K, lanes),
+        _ => by_lanes!(chunk_portable, K, lanes),
+    }
+}

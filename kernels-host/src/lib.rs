@@ -1,0 +1,155 @@
+//! # hawk-host: the host team
+//!
+//! Runs any hawk [`Kernel`] over a [`WorkSet`] of planes: rayon threads take fixed chunks
+//! of samples, each chunk is cut into SIMD lane groups, and each group is advanced `k`
+//! steps with its state in registers ([`hawk::advance`]). The instruction set is picked at
+//! run time (AVX-512, AVX2+FMA, or portable code), and so is the lane width.
+//!
+//! Results never depend on the thread count, the chunk size or the lane width: every
+//! sample is computed by the same IEEE operations in the same order.
+#![feature(portable_simd)]
+
+mod dispatch;
+mod workset;
+
+pub use dispatch::{HostReal, Isa};
+pub use workset::WorkSet;
+
+use hawk::Kernel;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Samples per rayon task. A multiple of every lane width, so only the last chunk has a tail.
+pub const CHUNK: usize = 1024;
+
+/// Lane widths the host team can run, in samples per SIMD group.
+pub const LANE_WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+/// How a host team is set up. `Default` picks everything from the machine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostConfig {
+    /// Worker threads; `None` uses rayon's global pool (one per core).
+    pub threads: Option<usize>,
+    /// Samples per SIMD group (one of [`LANE_WIDTHS`]); `None` picks by ISA and element.
+    pub lanes: Option<usize>,
+    /// Instruction set; `None` detects the best one at run time.
+    pub isa: Option<Isa>,
+}
+
+/// The host team: CPU threads and SIMD lanes.
+#[derive(Clone)]
+pub struct HostTeam {
+    pool: Option<Arc<rayon::ThreadPool>>,
+    isa: Isa,
+    lanes: Option<usize>,
+}
+
+/// What went wrong setting up a host team.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostError {
+    /// The lane width is not one of [`LANE_WIDTHS`].
+    Lanes(usize),
+    /// Zero threads were asked for.
+    Threads,
+    /// The instruction set is not available on this CPU.
+    Isa(Isa),
+    /// rayon could not build the pool.
+    Pool(String),
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostError::Lanes(w) => {
+                write!(f, "lane width {w} is not supported (use one of {LANE_WIDTHS:?})")
+            }
+            HostError::Threads => write!(f, "threads must be at least 1"),
+            HostError::Isa(i) => write!(f, "instruction set {i:?} is not available on this CPU"),
+            HostError::Pool(e) => write!(f, "could not start the host thread pool: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for HostError {}
+
+impl HostTeam {
+    /// Sets up a host team; see [`HostConfig`].
+    pub fn new(cfg: &HostConfig) -> Result<Self, HostError> {
+        if let Some(w) = cfg.lanes
+            && !LANE_WIDTHS.contains(&w)
+        {
+            return Err(HostError::Lanes(w));
+        }
+        let isa = match cfg.isa {
+            Some(i) if !i.available() => return Err(HostError::Isa(i)),
+            Some(i) => i,
+            None => Isa::detect(),
+        };
+        let pool = match cfg.threads {
+            Some(0) => return Err(HostError::Threads),
+            Some(t) => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t)
+                    .thread_name(|i| format!("eagle-host-{i}"))
+                    .build()
+                    .map_err(|e| HostError::Pool(e.to_string()))?,
+            )),
+            None => None,
+        };
+        Ok(Self {
+            pool,
+            isa,
+            lanes: cfg.lanes,
+        })
+    }
+
+    /// The instruction set this team runs.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Worker threads this team runs on.
+    pub fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+    }
+
+    /// Samples per SIMD group for element type `R`.
+    pub fn lanes<R: HostReal>(&self) -> usize {
+        self.lanes.unwrap_or_else(|| self.isa.default_lanes::<R>())
+    }
+
+    /// Advances every active sample of `work` up to `k` steps; returns how many are still
+    /// active afterwards.
+    pub fn launch<K: Kernel>(&self, work: &mut WorkSet<K::Real>, k: u32) -> usize
+    where
+        K::Real: HostReal,
+    {
+        let run = dispatch::chunk_fn::<K>(self.isa, self.lanes::<K::Real>());
+        let ptrs = work.ptrs();
+        let len = work.len();
+        let body = || {
+            (0..len.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| {
+                    let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(len));
+                    // SAFETY: chunks are disjoint and inside the work set; the ISA was checked.
+                    unsafe { run(&ptrs, lo, hi, k) }
+                })
+                .sum()
+        };
+        match &self.pool {
+            Some(p) => p.install(body),
+            None => body(),
+        }
+    }
+
+    /// Runs `f` on this team's threads (for passes like compaction).
+    pub fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+}

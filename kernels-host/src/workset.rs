@@ -1,0 +1,136 @@
+//! The host team's working copy of an ensemble: planes as structure of arrays, the
+//! terminated flags, and which caller sample each slot holds.
+
+use hawk::Real;
+
+/// The samples a run is still working on, densely packed.
+///
+/// Slot `s` holds caller sample `ids()[s]`. Compaction drops finished slots (writing them
+/// home first) and reorder permutes slots; both keep `ids` in step with the planes.
+#[derive(Clone, Debug)]
+pub struct WorkSet<R> {
+    ins: Vec<Vec<R>>,
+    params: Vec<R>,
+    muts: Vec<Vec<R>>,
+    terminated: Vec<u8>,
+    ids: Vec<usize>,
+}
+
+/// Raw views of a work set for one launch.
+pub(crate) struct Ptrs<R> {
+    pub ins: Vec<*const R>,
+    pub params: Vec<R>,
+    pub muts: Vec<*mut R>,
+    pub terminated: *mut u8,
+}
+
+// SAFETY: a launch hands disjoint index ranges to different threads.
+unsafe impl<R: Send> Send for Ptrs<R> {}
+unsafe impl<R: Sync> Sync for Ptrs<R> {}
+
+/// Copies `src` into a new vector in slot order `order`.
+fn gather<T: Copy>(src: &[T], order: &[usize]) -> Vec<T> {
+    order.iter().map(|&i| src[i]).collect()
+}
+
+impl<R: Real> WorkSet<R> {
+    /// A work set over copies of the given planes, every sample active, slot `i` = sample `i`.
+    /// All planes must have the same length.
+    pub fn new(ins: Vec<Vec<R>>, params: Vec<R>, muts: Vec<Vec<R>>) -> Self {
+        let n = muts.first().map_or(0, Vec::len);
+        debug_assert!(ins.iter().chain(&muts).all(|p| p.len() == n));
+        Self {
+            ins,
+            params,
+            muts,
+            terminated: vec![0; n],
+            ids: (0..n).collect(),
+        }
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// `true` when no slot is left.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Caller sample index held by each slot.
+    pub fn ids(&self) -> &[usize] {
+        &self.ids
+    }
+
+    /// Mutable plane `j`, in slot order.
+    pub fn mutable(&self, j: usize) -> &[R] {
+        &self.muts[j]
+    }
+
+    /// Input plane `j`, in slot order.
+    pub fn input(&self, j: usize) -> &[R] {
+        &self.ins[j]
+    }
+
+    /// Terminated flags (0 or 1), in slot order.
+    pub fn terminated(&self) -> &[u8] {
+        &self.terminated
+    }
+
+    /// Slots still active.
+    pub fn active(&self) -> usize {
+        self.terminated.iter().filter(|&&t| t == 0).count()
+    }
+
+    pub(crate) fn ptrs(&mut self) -> Ptrs<R> {
+        Ptrs {
+            ins: self.ins.iter().map(|p| p.as_ptr()).collect(),
+            params: self.params.clone(),
+            muts: self.muts.iter_mut().map(|p| p.as_mut_ptr()).collect(),
+            terminated: self.terminated.as_mut_ptr(),
+        }
+    }
+
+    /// Writes every slot's mutable planes and flag to its caller index in `home`.
+    pub fn scatter(&self, home: &mut [Vec<R>], home_terminated: &mut [u8]) {
+        self.scatter_where(home, home_terminated, |_| true);
+    }
+
+    fn scatter_where(
+        &self,
+        home: &mut [Vec<R>],
+        home_terminated: &mut [u8],
+        keep: impl Fn(usize) -> bool,
+    ) {
+        for (s, &id) in self.ids.iter().enumerate().filter(|(s, _)| keep(*s)) {
+            for (h, w) in home.iter_mut().zip(&self.muts) {
+                h[id] = w[s];
+            }
+            home_terminated[id] = self.terminated[s];
+        }
+    }
+
+    /// Compaction: writes finished slots home, then keeps only the active slots, in order.
+    /// Returns how many slots left the work set.
+    pub fn compact(&mut self, home: &mut [Vec<R>], home_terminated: &mut [u8]) -> usize {
+        self.scatter_where(home, home_terminated, |s| self.terminated[s] != 0);
+        let keep: Vec<usize> = (0..self.len())
+            .filter(|&s| self.terminated[s] == 0)
+            .collect();
+        let gone = self.len() - keep.len();
+        if gone > 0 {
+            self.permute(&keep);
+        }
+        gone
+    }
+
+    /// Reorder: puts the slots in the order `order` (slot indices; may drop slots).
+    pub fn permute(&mut self, order: &[usize]) {
+        for p in self.ins.iter_mut().chain(self.muts.iter_mut()) {
+            *p = gather(p, order);
+        }
+        self.terminated = gather(&self.terminated, order);
+        self.ids = gather(&self.ids, order);
+    }
+}

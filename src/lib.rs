@@ -1,0 +1,1 @@
+//! eagle placeholder

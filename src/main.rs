@@ -1,1 +1,124 @@
-fn main() {}
+//! "Profile your run": the seed page as a program. Runs the oscillator ensemble on the best
+//! team available, prints where the time went and the run report, and draws the figure.
+//!
+//! `cargo run --release` gives the seed's run; `-- --max-steps 100` its "Try this".
+
+use clap::Parser;
+use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::hawk::Steps;
+use eagle::{HostConfig, Options, TeamChoice};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Three numbers tell you where a run's time went: build, run, transfer.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Samples (default: 100,000 on the host, 1,000,000 on a GPU).
+    #[arg(long)]
+    n: Option<usize>,
+    /// Stop after this many steps.
+    #[arg(long, default_value_t = 10_000)]
+    max_steps: u64,
+    /// Team: best, host or device.
+    #[arg(long, default_value = "best")]
+    team: String,
+    /// Steps per launch: auto or a fixed k.
+    #[arg(long, default_value = "auto")]
+    steps: String,
+    /// Host threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Where to write the build / run / transfer figure (SVG).
+    #[arg(long, default_value = "target/profile-your-run.svg")]
+    figure: PathBuf,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let host = HostConfig {
+        threads: args.threads,
+        ..HostConfig::default()
+    };
+    let choice = match args.team.as_str() {
+        "best" if args.threads.is_some() => TeamChoice::Host(host),
+        "best" => TeamChoice::Best,
+        "host" => TeamChoice::Host(host),
+        "device" => TeamChoice::Device,
+        other => return Err(format!("unknown team `{other}` (use best, host or device)").into()),
+    };
+    let steps = match args.steps.as_str() {
+        "auto" => Steps::Auto,
+        k => Steps::Fixed(
+            k.parse()
+                .map_err(|_| format!("--steps must be `auto` or a number, got `{k}`"))?,
+        ),
+    };
+    let deployed = eagle::deploy_on(Oscillator, choice)?;
+    let team = deployed.team().name();
+    println!("running on {team}");
+
+    let n = args.n.unwrap_or(if team == "device" { 1_000_000 } else { 100_000 });
+    let omega: Vec<f64> = (0..n)
+        .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
+        .collect();
+    let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
+    let planes = OscillatorPlanes {
+        omega: &omega,
+        t_end: 1.0,
+        dt: 1e-3,
+        x: &mut x,
+        v: &mut v,
+        t: &mut t,
+    };
+    let options = Options::new(args.max_steps).steps(steps);
+    let mut runner = eagle::until_done_with(&deployed, options, planes)?;
+
+    let t0 = Instant::now();
+    let report = runner.run()?;
+    let t1 = Instant::now();
+    runner.to_host()?; // the only step that moves data home
+    let t2 = Instant::now();
+
+    let build_s = report.build_s;
+    let run_s = ((t1 - t0).as_secs_f64() - build_s).max(0.0);
+    let transfer_s = (t2 - t1).as_secs_f64();
+    println!(
+        "build: {:.2} ms, run: {:.2} ms, transfer: {:.2} ms",
+        build_s * 1e3,
+        run_s * 1e3,
+        transfer_s * 1e3
+    );
+    println!("{report}");
+
+    if let Some(dir) = args.figure.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let title = format!("n={} -- on the machine that built this page", group_thousands(n));
+    eagle::figure::phases_svg(&args.figure, &title, build_s, run_s, transfer_s)?;
+    println!("figure: {}", args.figure.display());
+    Ok(())
+}
+
+/// `1000000` -> `1,000,000`, as the seed's figure title prints it.
+fn group_thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,1 +1,27 @@
+//! # eagle: the runtime
+//!
+//! `deploy` binds a hawk kernel to a team, `until_done` makes a runner over the caller's
+//! planes, `run` launches until every sample is terminated or `max_steps` is reached and
+//! returns a [`RunReport`]. Data flows one way: kernel -> team -> runner -> report, and the
+//! runtime knows no particular kernel.
+//!
+//! Invariants:
+//! - Results come back in the caller's order, whatever compaction and reorder did.
+//! - A refused run (any [`Error`]) leaves the caller's planes as they were; a finished run
+//!   leaves them fully updated.
+//! - A sample never changes after the step that set its `terminated` flag.
 
+mod error;
+mod options;
+mod planes;
+mod report;
+mod runner;
+mod team;
+
+pub use error::Error;
+pub use hawk_host::{HostConfig, Isa};
+pub use options::{AUTO_STEPS_HOST, Compaction, Options, Reorder};
+pub use planes::PlaneSet;
+pub use report::RunReport;
+pub use runner::{Runner, until_done, until_done_with};
+pub use team::{Deployed, Team, TeamChoice, deploy, deploy_on, device_unavailable_reason};

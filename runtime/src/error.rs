@@ -1,0 +1,98 @@
+//! Every way a deploy or a run can be refused, each naming the plane, length or value.
+
+use hawk_host::HostError;
+
+/// An error from eagle. No error leaves the caller's planes changed.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum Error {
+    /// The kernel declares a plane the caller did not give.
+    #[error("kernel `{kernel}` needs plane `{plane}` ({role}), but it was not given")]
+    MissingPlane {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The missing plane.
+        plane: &'static str,
+        /// Its role as written in the kernel.
+        role: &'static str,
+    },
+    /// The caller gave a plane the kernel does not declare.
+    #[error("kernel `{kernel}` has no plane `{plane}` (its planes: {known})")]
+    UnknownPlane {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The unknown name.
+        plane: String,
+        /// The kernel's plane names.
+        known: String,
+    },
+    /// A plane was given twice.
+    #[error("plane `{plane}` was given twice")]
+    DuplicatePlane {
+        /// The plane.
+        plane: String,
+    },
+    /// A plane was given with another role than the kernel declares.
+    #[error("plane `{plane}` is `{expected}` in kernel `{kernel}`, but was given as `{given}`")]
+    WrongRole {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The plane.
+        plane: &'static str,
+        /// Role in the kernel.
+        expected: &'static str,
+        /// Role given.
+        given: &'static str,
+    },
+    /// Per-sample planes of different lengths.
+    #[error("plane `{plane}` has length {len}, but plane `{reference}` has length {expected}")]
+    LengthMismatch {
+        /// The plane that differs.
+        plane: &'static str,
+        /// Its length.
+        len: usize,
+        /// The first plane's name.
+        reference: &'static str,
+        /// The first plane's length.
+        expected: usize,
+    },
+    /// The ensemble has no samples.
+    #[error("the ensemble is empty: plane `{plane}` has length 0 (give at least one sample)")]
+    Empty {
+        /// The first per-sample plane.
+        plane: &'static str,
+    },
+    /// `max_steps` was 0.
+    #[error("max_steps must be at least 1, got 0")]
+    MaxSteps,
+    /// A fixed steps-per-launch of 0.
+    #[error("steps per launch must be at least 1, got Fixed(0)")]
+    FixedSteps,
+    /// A shared parameter was NaN or infinite.
+    #[error("param `{plane}` is {value}: params must be finite")]
+    NonFiniteParam {
+        /// The param.
+        plane: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// The reorder key is not a per-sample plane of the kernel.
+    #[error("reorder key `{plane}` is not a per-sample plane of kernel `{kernel}`")]
+    ReorderKey {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The key given.
+        plane: String,
+    },
+    /// A plane name asked for after a run does not exist.
+    #[error("no plane `{plane}` in this run")]
+    NoSuchPlane {
+        /// The name asked for.
+        plane: String,
+    },
+    /// The host team could not be set up.
+    #[error("host team: {0}")]
+    Host(#[from] HostError),
+    /// The device team was asked for but cannot be used.
+    #[error("device team unavailable: {0}")]
+    DeviceUnavailable(String),
+}

@@ -1,0 +1,95 @@
+//! How a run is driven: step cap, steps per launch, compaction and reorder.
+
+use crate::error::Error;
+use hawk::Steps;
+
+/// Steps per launch that `Steps::Auto` uses on the host team.
+///
+/// The host team freezes each sample at the exact step it terminates and skips lane groups
+/// that are all done, so a long launch costs little; 64 keeps compaction responsive.
+pub const AUTO_STEPS_HOST: u32 = 64;
+
+/// When finished samples are moved out of the active set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Compaction {
+    /// Never: every launch passes over every slot (finished lane groups are skipped).
+    Off,
+    /// When at least a quarter of the slots in the active set have finished (default).
+    #[default]
+    Auto,
+    /// After every launch in which any sample finished.
+    Always,
+}
+
+/// How active samples are ordered so that similar ones share a SIMD lane group.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Reorder {
+    /// Keep the caller's order (default).
+    #[default]
+    Off,
+    /// Sort samples by the value of this per-sample plane (ascending, stable), once before
+    /// the first launch; compaction keeps the order.
+    ByPlane(String),
+}
+
+/// Settings of an until-done run. `Options::new(max_steps)` gives the seed's defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Stop after this many steps even if samples are still running (at least 1).
+    pub max_steps: u64,
+    /// Steps per launch; `None` takes the kernel's `#[kernel(steps = ...)]` setting.
+    pub steps: Option<Steps>,
+    /// Compaction policy.
+    pub compaction: Compaction,
+    /// Reorder policy.
+    pub reorder: Reorder,
+}
+
+impl Options {
+    /// The defaults with a step cap.
+    pub fn new(max_steps: u64) -> Self {
+        Self {
+            max_steps,
+            steps: None,
+            compaction: Compaction::default(),
+            reorder: Reorder::default(),
+        }
+    }
+    /// Sets a fixed number of steps per launch (or `Steps::Auto`).
+    pub fn steps(mut self, steps: Steps) -> Self {
+        self.steps = Some(steps);
+        self
+    }
+    /// Sets the compaction policy.
+    pub fn compaction(mut self, c: Compaction) -> Self {
+        self.compaction = c;
+        self
+    }
+    /// Sets the reorder policy.
+    pub fn reorder(mut self, r: Reorder) -> Self {
+        self.reorder = r;
+        self
+    }
+
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        if self.max_steps == 0 {
+            return Err(Error::MaxSteps);
+        }
+        if self.steps == Some(Steps::Fixed(0)) {
+            return Err(Error::FixedSteps);
+        }
+        Ok(())
+    }
+}
+
+impl Compaction {
+    /// Should a work set of `slots` slots, `active` of them still running, be compacted?
+    pub fn due(self, slots: usize, active: usize) -> bool {
+        let finished = slots - active;
+        match self {
+            Compaction::Off => false,
+            Compaction::Always => finished > 0,
+            Compaction::Auto => finished > 0 && finished * 4 >= slots,
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! `RunReport`: what one `run()` did.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What one `Runner::run` did, field by field as the seed's "Profile your run" page reads it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunReport {
+    /// One-time build cost paid by this run, in seconds: graph capture on the device, 0 on
+    /// the host team (nothing to build) and 0 on a later run that reuses the build.
+    pub build_s: f64,
+    /// Kernel launches (each advances every active sample up to k steps).
+    pub launches: u64,
+    /// Steps the run advanced: the sum of k over launches (a sample stops at its own step).
+    pub steps: u64,
+    /// How many launches used each k, e.g. `{64: 16}`.
+    pub launches_by_k: BTreeMap<u32, u64>,
+    /// Times finished samples were moved out of the active set.
+    pub compactions: u64,
+    /// Times active samples were permuted by the reorder key.
+    pub reorders: u64,
+    /// `true` if every sample terminated; `false` if the run stopped at `max_steps`.
+    pub done: bool,
+    /// Samples in the ensemble.
+    pub samples: usize,
+    /// Samples still running when the run stopped (0 when `done`).
+    pub active: usize,
+    /// Active samples after each launch, in launch order.
+    pub active_by_launch: Vec<usize>,
+    /// Slots each launch passed over (the active set's size before the launch).
+    pub slots_by_launch: Vec<usize>,
+    /// The team it ran on (`"host"` or `"device"`).
+    pub team: &'static str,
+}
+
+impl fmt::Display for RunReport {
+    /// The seed's two lines: `launches: 16, steps: 1024, launches_by_k: {64: 16}` and
+    /// `done: true`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "launches: {}, steps: {}, launches_by_k: {:?}",
+            self.launches, self.steps, self.launches_by_k
+        )?;
+        write!(f, "done: {}", self.done)
+    }
+}

@@ -26,8 +26,13 @@ fn main() {
         return;
     }
     println!("cargo:rustc-check-cfg=cfg(eagle_no_ptx)");
-    // <target>/<profile>/build/eagle-<hash>/out -> <target>/ptx, shared by all profiles.
-    let target_dir = out.ancestors().nth(4).unwrap_or(&out).join("ptx");
+    // <target>/<profile>/build/.../out -> <target>/ptx, shared by all profiles.
+    let target_dir = out
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "build"))
+        .and_then(|b| b.parent()?.parent())
+        .unwrap_or(&out)
+        .join("ptx");
     let ptx = build_ptx(&manifest, &target_dir, &arch);
     std::fs::copy(&ptx, &ptx_out).unwrap();
     println!("cargo:rustc-env=EAGLE_PTX_ARCH={arch}");

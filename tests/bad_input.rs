@@ -1,0 +1,170 @@
+//! Bad input: each gives a clear error naming the plane or value, and the caller's planes
+//! are left untouched.
+//!
+//! Decision on params: a NaN or infinite `Param` is an error (it would silently turn every
+//! sample into NaN). Per-sample planes are not scanned: a NaN there affects only its sample.
+
+mod common;
+
+use common::Ens;
+use eagle::hawk::Steps;
+use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::{Error, HostConfig, Isa, Options, PlaneSet, Reorder, TeamChoice};
+
+fn err_of(options: Options, build: impl FnOnce(&mut Ens) -> Result<(), Error>) -> (Error, bool) {
+    let mut e = Ens::varied(10, 1);
+    let before = e.clone();
+    let err = build(&mut e).expect_err("must be refused");
+    let _ = options;
+    (err, e == before)
+}
+
+fn typed(e: &mut Ens, options: Options, t_end: f64, dt: f64) -> Result<(), Error> {
+    let deployed = eagle::deploy(Oscillator)?;
+    let planes = OscillatorPlanes {
+        omega: &e.omega,
+        t_end,
+        dt,
+        x: &mut e.x,
+        v: &mut e.v,
+        t: &mut e.t,
+    };
+    let mut r = eagle::until_done_with(&deployed, options, planes)?;
+    r.run().map(|_| ())
+}
+
+fn check(err: Error, untouched: bool, want: &str) {
+    assert!(untouched, "caller's planes changed after: {err}");
+    let msg = err.to_string();
+    assert_eq!(msg, want);
+}
+
+#[test]
+fn planes_of_different_lengths() {
+    let (e, ok) = err_of(Options::new(10), |e| {
+        e.v.pop();
+        let r = typed(e, Options::new(10), 1.0, 1e-3);
+        e.v.push(Ens::varied(10, 1).v[9]);
+        r
+    });
+    check(e, ok, "plane `v` has length 9, but plane `omega` has length 10");
+}
+
+#[test]
+fn empty_ensemble() {
+    let mut e = Ens::varied(0, 1);
+    let err = typed(&mut e, Options::new(10), 1.0, 1e-3).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the ensemble is empty: plane `omega` has length 0 (give at least one sample)"
+    );
+}
+
+#[test]
+fn max_steps_zero() {
+    let (e, ok) = err_of(Options::new(0), |e| typed(e, Options::new(0), 1.0, 1e-3));
+    check(e, ok, "max_steps must be at least 1, got 0");
+}
+
+#[test]
+fn fixed_k_zero() {
+    let o = Options::new(10).steps(Steps::Fixed(0));
+    let (e, ok) = err_of(o.clone(), |e| typed(e, o, 1.0, 1e-3));
+    check(e, ok, "steps per launch must be at least 1, got Fixed(0)");
+}
+
+#[test]
+fn nan_and_infinite_params() {
+    let (e, ok) = err_of(Options::new(10), |e| typed(e, Options::new(10), 1.0, f64::NAN));
+    check(e, ok, "param `dt` is NaN: params must be finite");
+    let (e, ok) = err_of(Options::new(10), |e| {
+        typed(e, Options::new(10), f64::INFINITY, 1e-3)
+    });
+    check(e, ok, "param `t_end` is inf: params must be finite");
+}
+
+fn run_set(planes: PlaneSet<'_, f64>) -> Result<(), Error> {
+    let deployed = eagle::deploy(Oscillator)?;
+    let mut r = eagle::until_done(&deployed, 10, planes)?;
+    r.run().map(|_| ())
+}
+
+#[test]
+fn missing_unknown_duplicate_and_wrong_role_planes() {
+    let mut e = Ens::varied(10, 1);
+    let before = e.clone();
+    let dt_plane = vec![1e-3; 10];
+    let cases = [
+        (0, "kernel `oscillator` needs plane `dt` (Param), but it was not given"),
+        (1, "kernel `oscillator` has no plane `tend` (its planes: omega, t_end, dt, x, v, t)"),
+        (2, "plane `dt` was given twice"),
+        (3, "plane `dt` is `Param` in kernel `oscillator`, but was given as `Scalar`"),
+    ];
+    for (case, want) in cases {
+        let base = PlaneSet::new()
+            .input("omega", &e.omega)
+            .param("t_end", 1.0)
+            .mutable("x", &mut e.x)
+            .mutable("v", &mut e.v)
+            .mutable("t", &mut e.t);
+        let planes = match case {
+            0 => base,
+            1 => base.param("dt", 1e-3).param("tend", 2.0),
+            2 => base.param("dt", 1e-3).param("dt", 2e-3),
+            _ => base.input("dt", &dt_plane),
+        };
+        let err = run_set(planes).unwrap_err();
+        assert_eq!(err.to_string(), want);
+        assert_eq!(e, before, "planes changed after: {want}");
+    }
+}
+
+#[test]
+fn bad_reorder_key_and_host_settings() {
+    let o = Options::new(10).reorder(Reorder::ByPlane("dt".into()));
+    let (e, ok) = err_of(o.clone(), |e| typed(e, o, 1.0, 1e-3));
+    check(e, ok, "reorder key `dt` is not a per-sample plane of kernel `oscillator`");
+
+    let lanes = HostConfig { lanes: Some(3), ..HostConfig::default() };
+    let err = eagle::deploy_on(Oscillator, TeamChoice::Host(lanes)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "host team: lane width 3 is not supported (use one of [1, 2, 4, 8, 16, 32])"
+    );
+    let zero = HostConfig { threads: Some(0), ..HostConfig::default() };
+    let err = eagle::deploy_on(Oscillator, TeamChoice::Host(zero)).unwrap_err();
+    assert_eq!(err.to_string(), "host team: threads must be at least 1");
+    if !Isa::Avx512.available() {
+        let isa = HostConfig { isa: Some(Isa::Avx512), ..HostConfig::default() };
+        let err = eagle::deploy_on(Oscillator, TeamChoice::Host(isa)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "host team: instruction set Avx512 is not available on this CPU"
+        );
+    }
+}
+
+#[test]
+fn device_asked_for_without_one() {
+    let err = eagle::deploy_on(Oscillator, TeamChoice::Device).unwrap_err();
+    assert!(matches!(err, Error::DeviceUnavailable(_)));
+    assert!(err.to_string().starts_with("device team unavailable: "));
+    // The best team falls back to the host.
+    assert_eq!(eagle::deploy(Oscillator).unwrap().team().name(), "host");
+}
+
+#[test]
+fn unknown_plane_asked_after_a_run() {
+    let mut e = Ens::varied(4, 2);
+    let deployed = eagle::deploy(Oscillator).unwrap();
+    let planes = OscillatorPlanes {
+        omega: &e.omega,
+        t_end: 1.0,
+        dt: 1e-3,
+        x: &mut e.x,
+        v: &mut e.v,
+        t: &mut e.t,
+    };
+    let runner = eagle::until_done(&deployed, 10, planes).unwrap();
+    assert_eq!(runner.plane("omega").unwrap_err().to_string(), "no plane `omega` in this run");
+}

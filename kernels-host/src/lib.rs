@@ -9,6 +9,8 @@
 //! sample is computed by the same IEEE operations in the same order.
 #![feature(portable_simd)]
 
+pub mod count;
+pub mod peak;
 mod dispatch;
 mod workset;
 

@@ -1,0 +1,74 @@
+//! The host's own peaks, measured once per process: FP64 FMA throughput (FLOP/s) over all
+//! worker threads, the yardstick for "% of peak" on the host team.
+
+use crate::Isa;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::simd::{Simd, StdFloat};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// Independent FMA chains per thread: enough to cover FMA latency on two pipes.
+const CHAINS: usize = 12;
+
+#[inline(always)]
+fn fma_loop<const N: usize>(iters: u64) -> f64 {
+    let a = Simd::<f64, N>::splat(black_box(0.999_999_9));
+    let b = Simd::<f64, N>::splat(black_box(1e-9));
+    let mut acc = [Simd::<f64, N>::splat(1.0); CHAINS];
+    for _ in 0..iters {
+        for x in acc.iter_mut() {
+            *x = x.mul_add(a, b);
+        }
+    }
+    acc.iter().map(|v| v[0]).sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn fma_avx2(iters: u64) -> f64 {
+    fma_loop::<4>(iters)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn fma_avx512(iters: u64) -> f64 {
+    fma_loop::<8>(iters)
+}
+
+/// Runs `iters` iterations of the FMA loop on `isa`; returns FLOPs done.
+fn run(isa: Isa, iters: u64) -> u64 {
+    let lanes = isa.vector_bytes() / 8;
+    let sink = match isa {
+        // SAFETY: the ISA was checked with `available()` by the caller.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => unsafe { fma_avx512(iters) },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { fma_avx2(iters) },
+        _ => fma_loop::<2>(iters),
+    };
+    black_box(sink);
+    iters * (CHAINS * lanes * 2) as u64
+}
+
+/// FP64 FMA peak of `threads` threads on `isa`, in FLOP/s: best of 5 short runs.
+pub fn measure_fp64_peak(isa: Isa, threads: usize) -> f64 {
+    let iters = 2_000_000;
+    (0..5)
+        .map(|_| {
+            let t0 = Instant::now();
+            let flops: u64 = (0..threads)
+                .into_par_iter()
+                .with_min_len(1)
+                .map(|_| run(isa, iters))
+                .sum();
+            flops as f64 / t0.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The FP64 FMA peak of this machine (all of rayon's threads, best ISA), measured once.
+pub fn host_fp64_peak() -> f64 {
+    static PEAK: OnceLock<f64> = OnceLock::new();
+    *PEAK.get_or_init(|| measure_fp64_peak(Isa::detect(), rayon::current_num_threads()))
+}

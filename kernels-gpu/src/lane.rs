@@ -277,14 +277,13 @@ impl<L: Lane, const N: usize> LaneArray<L> for [L; N] {
 #[cfg(not(target_arch = "nvptx64"))]
 mod simd_lanes {
     use super::{Lane, Mask};
+    use core::simd::Simd;
     use core::simd::cmp::{SimdPartialEq, SimdPartialOrd};
     use core::simd::num::SimdFloat;
-    use core::simd::Simd;
 
     macro_rules! simd_mask {
         ($i:ty) => {
-            impl<const N: usize> Mask for core::simd::Mask<$i, N>
-            {
+            impl<const N: usize> Mask for core::simd::Mask<$i, N> {
                 #[inline(always)]
                 fn splat(b: bool) -> Self {
                     core::simd::Mask::splat(b)
@@ -313,8 +312,7 @@ mod simd_lanes {
 
     macro_rules! simd_lane {
         ($t:ident, $i:ty) => {
-            impl<const N: usize> Lane for Simd<$t, N>
-            {
+            impl<const N: usize> Lane for Simd<$t, N> {
                 type Elem = $t;
                 type Mask = core::simd::Mask<$i, N>;
                 const WIDTH: usize = N;

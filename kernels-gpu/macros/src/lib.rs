@@ -7,6 +7,12 @@
 //! - a kernel type `Oscillator` implementing `hawk::Kernel` (name, planes, steps, one step),
 //! - a typed planes struct `OscillatorPlanes<'a>` (a missing plane is a compile error),
 //! - the GPU entry point `hawk_oscillator` behind `cfg(target_arch = "nvptx64")`.
+//!
+//! Authoring mistakes are compile errors at the offending code: wrong argument types, planes
+//! sharing a name, a missing `&mut Terminated`, and in the body (see `checks`) per-sample
+//! `if`/`while`/`match`/`&&`/`||` and anything that needs `std` or an allocator.
+
+mod checks;
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -62,7 +68,11 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
                 ));
             }
         };
-        let key = nv.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let key = nv
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
         let lit = match &nv.value {
             Expr::Lit(l) => l.lit.clone(),
             v => return Err(syn::Error::new(v.span(), "expected a literal")),
@@ -131,7 +141,13 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
         };
         let name = pi.ident.clone();
         if args.iter().any(|a| a.name == name) {
-            return Err(syn::Error::new(name.span(), "two planes with one name"));
+            return Err(syn::Error::new(
+                name.span(),
+                format!(
+                    "two planes named `{name}`: each argument names one plane, \
+                     so give every argument its own name"
+                ),
+            ));
         }
         args.push(Arg { name, role });
     }
@@ -139,22 +155,25 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
         1 => {}
         0 => {
             return Err(syn::Error::new(
-                f.sig.inputs.span(),
+                f.sig.paren_token.span.join(),
                 "a kernel needs one `terminated: &mut Terminated` argument: set it when the \
                  sample is done (e.g. `*terminated = t.ge(t_end);`)",
             ));
         }
         _ => {
+            let second = args.iter().filter(|a| a.role == Role::Terminated).nth(1);
             return Err(syn::Error::new(
-                f.sig.inputs.span(),
-                "a kernel takes exactly one `&mut Terminated`",
+                second.map_or(f.sig.paren_token.span.join(), |a| a.name.span()),
+                "a kernel takes exactly one `&mut Terminated` (one done flag per sample): \
+                 combine conditions into it with masks (`*terminated = a | b;`)",
             ));
         }
     }
     if !args.iter().any(|a| a.role == Role::Mut) {
         return Err(syn::Error::new(
-            f.sig.inputs.span(),
-            "a kernel needs at least one `&mut Scalar` state plane",
+            f.sig.paren_token.span.join(),
+            "a kernel needs at least one `&mut Scalar` state plane (e.g. `x: &mut Scalar`): \
+             it is what the kernel advances",
         ));
     }
     Ok(args)
@@ -182,6 +201,8 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         ));
     }
     let args = parse_args(&f)?;
+    let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
+    checks::check_body(&f.block, &names)?;
     let real = &settings.real;
     let steps = &settings.steps;
     let vis = &f.vis;
@@ -195,7 +216,11 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let body = &f.block;
 
     let of = |r: Role| args.iter().filter(move |a| a.role == r);
-    let (n_in, n_par, n_mut) = (of(Role::In).count(), of(Role::Param).count(), of(Role::Mut).count());
+    let (n_in, n_par, n_mut) = (
+        of(Role::In).count(),
+        of(Role::Param).count(),
+        of(Role::Mut).count(),
+    );
 
     // The generic body: `Param` becomes the lane, `Terminated` its mask.
     let sig_args = args.iter().map(|a| {
@@ -273,9 +298,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let ins_ptrs = of(Role::In).map(|a| &a.name);
     let par_vals = of(Role::Param).map(|a| &a.name);
     let mut_ptrs = of(Role::Mut).map(|a| &a.name);
-    let kdoc = format!(
-        "The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`."
-    );
+    let kdoc = format!("The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`.");
     let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
 
     Ok(quote! {

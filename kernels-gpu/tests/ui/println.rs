@@ -1,0 +1,10 @@
+use hawk::prelude::*;
+
+#[kernel]
+pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar) {
+    *x -= dt * omega * *x;
+    println!("x = {:?}", x);
+    *terminated = x.lt(Scalar::splat(0.5));
+}
+
+fn main() {}

@@ -30,6 +30,9 @@ struct Args {
     /// Host threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Host samples per SIMD group (1, 2, 4, 8, 16 or 32; default: by instruction set).
+    #[arg(long)]
+    lanes: Option<usize>,
     /// Where to write the build / run / transfer figure (SVG).
     #[arg(long, default_value = "target/profile-your-run.svg")]
     figure: PathBuf,
@@ -48,10 +51,12 @@ fn main() -> ExitCode {
 fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let host = HostConfig {
         threads: args.threads,
+        lanes: args.lanes,
         ..HostConfig::default()
     };
+    let custom_host = args.threads.is_some() || args.lanes.is_some();
     let choice = match args.team.as_str() {
-        "best" if args.threads.is_some() => TeamChoice::Host(host),
+        "best" if custom_host => TeamChoice::Host(host),
         "best" => TeamChoice::Best,
         "host" => TeamChoice::Host(host),
         "device" => TeamChoice::Device,

@@ -2,6 +2,7 @@
 //! for each. The loop itself is written once ([`run_chunk`]), generic over the lane type.
 
 use crate::workset::Ptrs;
+use hawk::lane::Multi;
 use hawk::{Kernel, Lane, LaneArray, Mask, Real, advance, run_sample};
 use std::simd::Simd;
 
@@ -13,6 +14,8 @@ pub trait HostReal: Real + Lane<Elem = Self, Mask = bool> {
     type X4: Lane<Elem = Self>;
     /// 8 samples per group.
     type X8: Lane<Elem = Self>;
+    /// 12 samples per group.
+    type X12: Lane<Elem = Self>;
     /// 16 samples per group.
     type X16: Lane<Elem = Self>;
     /// 32 samples per group.
@@ -24,8 +27,9 @@ macro_rules! host_real {
         impl HostReal for $t {
             type X2 = Simd<$t, 2>;
             type X4 = Simd<$t, 4>;
-            type X8 = Simd<$t, 8>;
-            type X16 = Simd<$t, 16>;
+            type X8 = Multi<Simd<$t, 4>, 2>;
+            type X12 = Multi<Simd<$t, 4>, 3>;
+            type X16 = Multi<Simd<$t, 4>, 4>;
             type X32 = Simd<$t, 32>;
         }
     };
@@ -83,9 +87,12 @@ impl Isa {
         }
     }
 
-    /// Default samples per group: enough vectors in flight to hide FP latency.
+    /// Default samples per group: two vectors' worth of `f64` (8 on AVX2), so two
+    /// independent dependency chains are in flight. Measured on the oscillator (Zen 3,
+    /// `examples/scaling.rs`): 8 lanes beat 12 and 16, whose state no longer fits the 16
+    /// vector registers and spills onto a step's dependency chain.
     pub fn default_lanes<R: Real>(self) -> usize {
-        (self.vector_bytes() / R::BYTES * 4).min(32)
+        self.vector_bytes() / 8 * 2
     }
 }
 
@@ -178,6 +185,7 @@ macro_rules! by_lanes {
             2 => $f::<$K, <$K::Real as HostReal>::X2>,
             4 => $f::<$K, <$K::Real as HostReal>::X4>,
             8 => $f::<$K, <$K::Real as HostReal>::X8>,
+            12 => $f::<$K, <$K::Real as HostReal>::X12>,
             16 => $f::<$K, <$K::Real as HostReal>::X16>,
             _ => $f::<$K, <$K::Real as HostReal>::X32>,
         }

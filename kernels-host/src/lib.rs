@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub const CHUNK: usize = 1024;
 
 /// Lane widths the host team can run, in samples per SIMD group.
-pub const LANE_WIDTHS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+pub const LANE_WIDTHS: [usize; 7] = [1, 2, 4, 8, 12, 16, 32];
 
 /// How a host team is set up. `Default` picks everything from the machine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

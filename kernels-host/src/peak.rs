@@ -2,7 +2,6 @@
 //! worker threads, the yardstick for "% of peak" on the host team.
 
 use crate::Isa;
-use rayon::prelude::*;
 use std::hint::black_box;
 use std::simd::{Simd, StdFloat};
 use std::sync::OnceLock;
@@ -57,14 +56,18 @@ pub fn measure_fp64_peak(isa: Isa, threads: usize) -> f64 {
     (0..5)
         .map(|_| {
             let t0 = Instant::now();
-            let flops: u64 = (0..threads)
-                .into_par_iter()
-                .with_min_len(1)
-                .map(|_| run(isa, iters))
-                .sum();
+            let flops: u64 = pool(threads).broadcast(|_| run(isa, iters)).iter().sum();
             flops as f64 / t0.elapsed().as_secs_f64()
         })
         .fold(0.0, f64::max)
+}
+
+/// A pool of exactly `threads` threads, so every one of them runs the loop at once.
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .expect("a thread pool for the peak measurement")
 }
 
 /// The FP64 FMA peak of this machine (all of rayon's threads, best ISA), measured once.

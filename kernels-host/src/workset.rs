@@ -14,6 +14,7 @@ pub struct WorkSet<R> {
     muts: Vec<Vec<R>>,
     terminated: Vec<u8>,
     ids: Vec<usize>,
+    permuted: bool,
 }
 
 /// Raw views of a work set for one launch.
@@ -45,6 +46,7 @@ impl<R: Real> WorkSet<R> {
             muts,
             terminated: vec![0; n],
             ids: (0..n).collect(),
+            permuted: false,
         }
     }
 
@@ -56,6 +58,12 @@ impl<R: Real> WorkSet<R> {
     /// `true` when no slot is left.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
+    }
+
+    /// `true` while slot `i` still holds caller sample `i` for every sample (no compaction
+    /// or reorder has moved anything).
+    pub fn in_caller_order(&self) -> bool {
+        !self.permuted
     }
 
     /// Caller sample index held by each slot.
@@ -132,5 +140,6 @@ impl<R: Real> WorkSet<R> {
         }
         self.terminated = gather(&self.terminated, order);
         self.ids = gather(&self.ids, order);
+        self.permuted = true;
     }
 }

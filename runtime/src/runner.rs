@@ -188,18 +188,27 @@ where
             }
         }
         // Write every sample home, then into the caller's planes in one pass.
-        let (mut h, mut ht) = home.unwrap_or_else(|| {
-            (
-                self.planes.muts.iter().map(|d| d.to_vec()).collect(),
-                vec![0; self.planes.n],
-            )
-        });
-        work.scatter(&mut h, &mut ht);
-        for (dst, src) in self.planes.muts.iter_mut().zip(&h) {
-            dst.copy_from_slice(src);
-        }
-        for (d, &s) in self.terminated.iter_mut().zip(&ht) {
-            *d = s != 0;
+        if work.in_caller_order() {
+            for (j, dst) in self.planes.muts.iter_mut().enumerate() {
+                dst.copy_from_slice(work.mutable(j));
+            }
+            for (d, &s) in self.terminated.iter_mut().zip(work.terminated()) {
+                *d = s != 0;
+            }
+        } else {
+            let (mut h, mut ht) = home.unwrap_or_else(|| {
+                (
+                    self.planes.muts.iter().map(|d| d.to_vec()).collect(),
+                    vec![0; self.planes.n],
+                )
+            });
+            work.scatter(&mut h, &mut ht);
+            for (dst, src) in self.planes.muts.iter_mut().zip(&h) {
+                dst.copy_from_slice(src);
+            }
+            for (d, &s) in self.terminated.iter_mut().zip(&ht) {
+                *d = s != 0;
+            }
         }
         report.active = active;
         report.done = active == 0;

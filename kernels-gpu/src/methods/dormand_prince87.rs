@@ -5,6 +5,9 @@
 //! *Solving Ordinary Differential Equations I* (2nd ed.), section II.5. The published
 //! rationals approximate the exact coefficients, so the order conditions hold only to about
 //! `1e-17` before `f64` rounding.
+//!
+//! Beware a copy in circulation with `13451932/455176632` as the first embedded weight: the
+//! right denominator is `455176623` (the other breaks the order-1 condition by `6e-10`).
 
 use super::tableau::{Tableau, row};
 
@@ -127,7 +130,7 @@ pub const DORMAND_PRINCE87: Tableau<13> = Tableau {
         1.0 / 4.0,
     ],
     b_embedded: [
-        13451932.0 / 455176632.0,
+        13451932.0 / 455176623.0,
         0.0,
         0.0,
         0.0,

@@ -363,12 +363,9 @@ fn sample_params(i: usize) -> (f64, f64, f64, f64) {
     )
 }
 
-/// Per sample (t, y, h, accepted, rejected) bits after integrating to t_end with lanes of
-/// width `W` (`get` builds a lane from per-sample values).
-fn run_lanes<L: Lane<Elem = f64>, const S: usize>(tab: &Tableau<S>) -> Vec<[u64; 8]>
-where
-    L: Copy,
-{
+/// Per sample (t, y, h, accepted, rejected) bits after integrating Kepler orbits with
+/// per-sample parameters to their own t_end, `L::WIDTH` samples per lane value.
+fn run_lanes<L: Lane<Elem = f64>, const S: usize>(tab: &Tableau<S>) -> Vec<[u64; 8]> {
     use hawk::Mask;
     let w = L::WIDTH;
     let lane = |f: &dyn Fn(usize) -> f64, g: usize| -> L {

@@ -168,10 +168,17 @@ pub trait Lane:
     fn min(self, o: Self) -> Self;
     /// Per lane maximum (IEEE maxNum).
     fn max(self, o: Self) -> Self;
+    /// Per lane `e^self` (the `libm` crate's `exp`/`expf`, the same scalar function on every
+    /// lane type and target, so results agree bit for bit; not necessarily correctly rounded).
+    fn exp(self) -> Self;
+    /// Per lane natural logarithm (`libm`'s `log`/`logf`; same bits on every lane type).
+    fn ln(self) -> Self;
+    /// Per lane `self^e` (`libm`'s `pow`/`powf`; same bits on every lane type).
+    fn powf(self, e: Self) -> Self;
 }
 
 macro_rules! scalar_lane {
-    ($t:ident) => {
+    ($t:ident, $exp:ident, $ln:ident, $pow:ident) => {
         impl Lane for $t {
             type Elem = $t;
             type Mask = bool;
@@ -240,11 +247,23 @@ macro_rules! scalar_lane {
             fn max(self, o: Self) -> Self {
                 $t::max(self, o)
             }
+            #[inline(always)]
+            fn exp(self) -> Self {
+                libm::$exp(self)
+            }
+            #[inline(always)]
+            fn ln(self) -> Self {
+                libm::$ln(self)
+            }
+            #[inline(always)]
+            fn powf(self, e: Self) -> Self {
+                libm::$pow(self, e)
+            }
         }
     };
 }
-scalar_lane!(f64);
-scalar_lane!(f32);
+scalar_lane!(f64, exp, log, pow);
+scalar_lane!(f32, expf, logf, powf);
 
 /// A fixed-size group of lane values: one per plane of a role.
 pub trait LaneArray<L: Lane>: Copy {
@@ -311,7 +330,7 @@ mod simd_lanes {
     simd_mask!(i32);
 
     macro_rules! simd_lane {
-        ($t:ident, $i:ty) => {
+        ($t:ident, $i:ty, $exp:ident, $ln:ident, $pow:ident) => {
             impl<const N: usize> Lane for Simd<$t, N> {
                 type Elem = $t;
                 type Mask = core::simd::Mask<$i, N>;
@@ -384,11 +403,26 @@ mod simd_lanes {
                 fn max(self, o: Self) -> Self {
                     self.simd_max(o)
                 }
+                #[inline(always)]
+                fn exp(self) -> Self {
+                    let s = self.to_array();
+                    Simd::from_array(core::array::from_fn(|i| libm::$exp(s[i])))
+                }
+                #[inline(always)]
+                fn ln(self) -> Self {
+                    let s = self.to_array();
+                    Simd::from_array(core::array::from_fn(|i| libm::$ln(s[i])))
+                }
+                #[inline(always)]
+                fn powf(self, e: Self) -> Self {
+                    let (s, e) = (self.to_array(), e.to_array());
+                    Simd::from_array(core::array::from_fn(|i| libm::$pow(s[i], e[i])))
+                }
             }
         };
     }
-    simd_lane!(f64, i64);
-    simd_lane!(f32, i32);
+    simd_lane!(f64, i64, exp, log, pow);
+    simd_lane!(f32, i32, expf, logf, powf);
 }
 
 /// `G` SIMD vectors used as one lane group of `G * V::WIDTH` samples.
@@ -564,6 +598,18 @@ mod multi {
         #[inline(always)]
         fn max(self, o: Self) -> Self {
             Multi(core::array::from_fn(|g| self.0[g].max(o.0[g])))
+        }
+        #[inline(always)]
+        fn exp(self) -> Self {
+            Multi(self.0.map(V::exp))
+        }
+        #[inline(always)]
+        fn ln(self) -> Self {
+            Multi(self.0.map(V::ln))
+        }
+        #[inline(always)]
+        fn powf(self, e: Self) -> Self {
+            Multi(core::array::from_fn(|g| self.0[g].powf(e.0[g])))
         }
     }
 }

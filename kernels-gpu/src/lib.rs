@@ -37,6 +37,7 @@ pub mod builtin;
 pub mod device;
 pub mod kernel;
 pub mod lane;
+pub mod methods;
 
 pub use hawk_macros::kernel;
 pub use kernel::{

@@ -1,7 +1,8 @@
 //! Counting FLOPs from the kernel itself: a lane type that computes in `f64` and counts
 //! every arithmetic operation, so "FLOPs per step" is never typed in by hand.
 //!
-//! Counted as one FLOP: `+ - * /`, `sqrt`; two: `mul_add`. Not counted: negation,
+//! Counted as one FLOP: `+ - * /`, `sqrt`, `exp`, `ln`, `powf` (a transcendental counts
+//! once, as in most FLOP tallies of ODE solvers); two: `mul_add`. Not counted: negation,
 //! comparisons, `select`, `abs`, `min`, `max` (sign and compare operations).
 
 use hawk::{Kernel, Lane, LaneArray};
@@ -101,6 +102,18 @@ impl Lane for Counted {
     }
     fn max(self, o: Self) -> Self {
         Counted(self.0.max(o.0))
+    }
+    fn exp(self) -> Self {
+        tick(1);
+        Counted(self.0.exp())
+    }
+    fn ln(self) -> Self {
+        tick(1);
+        Counted(self.0.ln())
+    }
+    fn powf(self, e: Self) -> Self {
+        tick(1);
+        Counted(self.0.powf(e.0))
     }
 }
 

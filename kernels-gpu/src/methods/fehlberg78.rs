@@ -1,0 +1,151 @@
+//! Fehlberg's 13-stage embedded pair RK7(8), propagating the order-8 solution.
+//!
+//! Source: E. Fehlberg, "Classical fifth-, sixth-, seventh-, and eighth-order Runge-Kutta
+//! formulas with stepsize control", NASA TR R-287 (1968), the 7(8) pair.
+//!
+//! The trap: the two weight vectors differ only in stages 0, 10, 11 and 12. The weights with
+//! `41/840` on stages 0 and 10 are the ORDER-7 solution; those with `41/840` on stages 11 and
+//! 12 (and zero on 0 and 10) are the ORDER-8 solution. Some codes swap them. Here `b` is the
+//! order-8 vector (propagated) and `b_embedded` the order-7 one, so the error estimate is
+//! `h * 41/840 * (k0 + k10 - k11 - k12)` up to sign; the order-condition tests check both.
+
+use super::tableau::{Tableau, row};
+
+/// Fehlberg RK7(8), 13 stages: propagates order 8, error estimate of order 7.
+pub const FEHLBERG78: Tableau<13> = Tableau {
+    name: "Fehlberg 7(8)",
+    c: [
+        0.0,
+        2.0 / 27.0,
+        1.0 / 9.0,
+        1.0 / 6.0,
+        5.0 / 12.0,
+        1.0 / 2.0,
+        5.0 / 6.0,
+        1.0 / 6.0,
+        2.0 / 3.0,
+        1.0 / 3.0,
+        1.0,
+        0.0,
+        1.0,
+    ],
+    a: [
+        row(&[]),
+        row(&[2.0 / 27.0]),
+        row(&[1.0 / 36.0, 1.0 / 12.0]),
+        row(&[1.0 / 24.0, 0.0, 1.0 / 8.0]),
+        row(&[5.0 / 12.0, 0.0, -25.0 / 16.0, 25.0 / 16.0]),
+        row(&[1.0 / 20.0, 0.0, 0.0, 1.0 / 4.0, 1.0 / 5.0]),
+        row(&[
+            -25.0 / 108.0,
+            0.0,
+            0.0,
+            125.0 / 108.0,
+            -65.0 / 27.0,
+            125.0 / 54.0,
+        ]),
+        row(&[
+            31.0 / 300.0,
+            0.0,
+            0.0,
+            0.0,
+            61.0 / 225.0,
+            -2.0 / 9.0,
+            13.0 / 900.0,
+        ]),
+        row(&[
+            2.0,
+            0.0,
+            0.0,
+            -53.0 / 6.0,
+            704.0 / 45.0,
+            -107.0 / 9.0,
+            67.0 / 90.0,
+            3.0,
+        ]),
+        row(&[
+            -91.0 / 108.0,
+            0.0,
+            0.0,
+            23.0 / 108.0,
+            -976.0 / 135.0,
+            311.0 / 54.0,
+            -19.0 / 60.0,
+            17.0 / 6.0,
+            -1.0 / 12.0,
+        ]),
+        row(&[
+            2383.0 / 4100.0,
+            0.0,
+            0.0,
+            -341.0 / 164.0,
+            4496.0 / 1025.0,
+            -301.0 / 82.0,
+            2133.0 / 4100.0,
+            45.0 / 82.0,
+            45.0 / 164.0,
+            18.0 / 41.0,
+        ]),
+        row(&[
+            3.0 / 205.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -6.0 / 41.0,
+            -3.0 / 205.0,
+            -3.0 / 41.0,
+            3.0 / 41.0,
+            6.0 / 41.0,
+            0.0,
+        ]),
+        row(&[
+            -1777.0 / 4100.0,
+            0.0,
+            0.0,
+            -341.0 / 164.0,
+            4496.0 / 1025.0,
+            -289.0 / 82.0,
+            2193.0 / 4100.0,
+            51.0 / 82.0,
+            33.0 / 164.0,
+            12.0 / 41.0,
+            0.0,
+            1.0,
+        ]),
+    ],
+    // Order 8: 41/840 on stages 11 and 12, zero on 0 and 10.
+    b: [
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        34.0 / 105.0,
+        9.0 / 35.0,
+        9.0 / 35.0,
+        9.0 / 280.0,
+        9.0 / 280.0,
+        0.0,
+        41.0 / 840.0,
+        41.0 / 840.0,
+    ],
+    // Order 7: 41/840 on stages 0 and 10, zero on 11 and 12.
+    b_embedded: [
+        41.0 / 840.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        34.0 / 105.0,
+        9.0 / 35.0,
+        9.0 / 35.0,
+        9.0 / 280.0,
+        9.0 / 280.0,
+        41.0 / 840.0,
+        0.0,
+        0.0,
+    ],
+    order: 8,
+    embedded_order: 7,
+};

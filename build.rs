@@ -11,7 +11,11 @@ use std::process::Command;
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-    for p in ["kernels-gpu/src", "kernels-gpu/macros/src", "kernels-gpu/Cargo.toml"] {
+    for p in [
+        "kernels-gpu/src",
+        "kernels-gpu/macros/src",
+        "kernels-gpu/Cargo.toml",
+    ] {
         println!("cargo:rerun-if-changed={}", manifest.join(p).display());
     }
     println!("cargo:rerun-if-env-changed=EAGLE_PTX_ARCH");
@@ -42,10 +46,20 @@ fn build_ptx(manifest: &Path, target_dir: &Path, arch: &str) -> PathBuf {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(manifest)
-        .args(["rustc", "-p", "hawk", "--release", "--target", "nvptx64-nvidia-cuda"])
+        .args([
+            "rustc",
+            "-p",
+            "hawk",
+            "--release",
+            "--target",
+            "nvptx64-nvidia-cuda",
+        ])
         .args(["-Zbuild-std=core", "--crate-type", "cdylib", "--target-dir"])
         .arg(target_dir)
-        .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS", format!("-Ctarget-cpu={arch}"))
+        .env(
+            "CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS",
+            format!("-Ctarget-cpu={arch}"),
+        )
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false");
     // The outer build's flags and wrappers (clippy, coverage) are for the host, not PTX.
     for var in [

@@ -28,7 +28,9 @@ struct Planes {
 impl Planes {
     fn seed() -> Self {
         Planes {
-            omega: (0..N).map(|i| 1.0 + 2.0 * i as f64 / (N - 1) as f64).collect(),
+            omega: (0..N)
+                .map(|i| 1.0 + 2.0 * i as f64 / (N - 1) as f64)
+                .collect(),
             x: vec![1.0; N],
             v: vec![0.0; N],
             t: vec![0.0; N],
@@ -99,9 +101,11 @@ criterion_group!(benches, bench);
 /// Criterion's median for one bench of this group, in seconds.
 fn median_s(name: &str) -> Option<f64> {
     let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into());
-    let home = std::env::var("CRITERION_HOME").map_or(PathBuf::from(target).join("criterion"), PathBuf::from);
+    let home = std::env::var("CRITERION_HOME")
+        .map_or(PathBuf::from(target).join("criterion"), PathBuf::from);
     let path = home.join(GROUP).join(name).join("new/estimates.json");
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
     Some(json["median"]["point_estimate"].as_f64()? * 1e-9)
 }
 
@@ -122,14 +126,19 @@ fn useful_sample_steps() -> u64 {
 }
 
 fn summary() {
-    let (Some(team), Some(base)) = (median_s("host_team"), median_s("rayon_scalar_baseline")) else {
+    let (Some(team), Some(base)) = (median_s("host_team"), median_s("rayon_scalar_baseline"))
+    else {
         println!("summary: criterion medians not found (was the group filtered out?)");
         return;
     };
     let flops = flops_per_step::<Oscillator>(&[2.0], &[T_END, DT], &[1.0, 0.0, 0.0]);
     let useful = flops as f64 * useful_sample_steps() as f64;
     let peak = peak::host_fp64_peak();
-    println!("\n== {} on the host team ({} threads) ==", Oscillator::NAME, rayon::current_num_threads());
+    println!(
+        "\n== {} on the host team ({} threads) ==",
+        Oscillator::NAME,
+        rayon::current_num_threads()
+    );
     println!("FLOPs per step (counted from the kernel): {flops}");
     println!("host FP64 FMA peak (measured): {:.1} GFLOP/s", peak / 1e9);
     for (name, s) in [("host_team", team), ("rayon_scalar_baseline", base)] {
@@ -140,7 +149,10 @@ fn summary() {
             100.0 * useful / s / peak
         );
     }
-    println!("speed-up of host_team over the baseline (medians): {:.2}x", base / team);
+    println!(
+        "speed-up of host_team over the baseline (medians): {:.2}x",
+        base / team
+    );
 }
 
 fn main() {

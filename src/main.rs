@@ -4,8 +4,8 @@
 //! `cargo run --release` gives the seed's run; `-- --max-steps 100` its "Try this".
 
 use clap::Parser;
-use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 use eagle::hawk::Steps;
+use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 use eagle::{HostConfig, Options, TeamChoice};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,7 +73,9 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let team = deployed.team().name();
     println!("running on {team}");
 
-    let n = args.n.unwrap_or(if team == "device" { 1_000_000 } else { 100_000 });
+    let n = args
+        .n
+        .unwrap_or(if team == "device" { 1_000_000 } else { 100_000 });
     let omega: Vec<f64> = (0..n)
         .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
         .collect();
@@ -109,7 +111,10 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = args.figure.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let title = format!("n={} -- on the machine that built this page", group_thousands(n));
+    let title = format!(
+        "n={} -- on the machine that built this page",
+        group_thousands(n)
+    );
     eagle::figure::phases_svg(&args.figure, &title, build_s, run_s, transfer_s)?;
     println!("figure: {}", args.figure.display());
     Ok(())

@@ -47,7 +47,11 @@ fn planes_of_different_lengths() {
         e.v.push(Ens::varied(10, 1).v[9]);
         r
     });
-    check(e, ok, "plane `v` has length 9, but plane `omega` has length 10");
+    check(
+        e,
+        ok,
+        "plane `v` has length 9, but plane `omega` has length 10",
+    );
 }
 
 #[test]
@@ -75,7 +79,9 @@ fn fixed_k_zero() {
 
 #[test]
 fn nan_and_infinite_params() {
-    let (e, ok) = err_of(Options::new(10), |e| typed(e, Options::new(10), 1.0, f64::NAN));
+    let (e, ok) = err_of(Options::new(10), |e| {
+        typed(e, Options::new(10), 1.0, f64::NAN)
+    });
     check(e, ok, "param `dt` is NaN: params must be finite");
     let (e, ok) = err_of(Options::new(10), |e| {
         typed(e, Options::new(10), f64::INFINITY, 1e-3)
@@ -95,10 +101,19 @@ fn missing_unknown_duplicate_and_wrong_role_planes() {
     let before = e.clone();
     let dt_plane = vec![1e-3; 10];
     let cases = [
-        (0, "kernel `oscillator` needs plane `dt` (Param), but it was not given"),
-        (1, "kernel `oscillator` has no plane `tend` (its planes: omega, t_end, dt, x, v, t)"),
+        (
+            0,
+            "kernel `oscillator` needs plane `dt` (Param), but it was not given",
+        ),
+        (
+            1,
+            "kernel `oscillator` has no plane `tend` (its planes: omega, t_end, dt, x, v, t)",
+        ),
         (2, "plane `dt` was given twice"),
-        (3, "plane `dt` is `Param` in kernel `oscillator`, but was given as `Scalar`"),
+        (
+            3,
+            "plane `dt` is `Param` in kernel `oscillator`, but was given as `Scalar`",
+        ),
     ];
     for (case, want) in cases {
         let base = PlaneSet::new()
@@ -123,19 +138,32 @@ fn missing_unknown_duplicate_and_wrong_role_planes() {
 fn bad_reorder_key_and_host_settings() {
     let o = Options::new(10).reorder(Reorder::ByPlane("dt".into()));
     let (e, ok) = err_of(o.clone(), |e| typed(e, o, 1.0, 1e-3));
-    check(e, ok, "reorder key `dt` is not a per-sample plane of kernel `oscillator`");
+    check(
+        e,
+        ok,
+        "reorder key `dt` is not a per-sample plane of kernel `oscillator`",
+    );
 
-    let lanes = HostConfig { lanes: Some(3), ..HostConfig::default() };
+    let lanes = HostConfig {
+        lanes: Some(3),
+        ..HostConfig::default()
+    };
     let err = eagle::deploy_on(Oscillator, TeamChoice::Host(lanes)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "host team: lane width 3 is not supported (use one of [1, 2, 4, 8, 12, 16, 32])"
     );
-    let zero = HostConfig { threads: Some(0), ..HostConfig::default() };
+    let zero = HostConfig {
+        threads: Some(0),
+        ..HostConfig::default()
+    };
     let err = eagle::deploy_on(Oscillator, TeamChoice::Host(zero)).unwrap_err();
     assert_eq!(err.to_string(), "host team: threads must be at least 1");
     if !Isa::Avx512.available() {
-        let isa = HostConfig { isa: Some(Isa::Avx512), ..HostConfig::default() };
+        let isa = HostConfig {
+            isa: Some(Isa::Avx512),
+            ..HostConfig::default()
+        };
         let err = eagle::deploy_on(Oscillator, TeamChoice::Host(isa)).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -166,5 +194,8 @@ fn unknown_plane_asked_after_a_run() {
         t: &mut e.t,
     };
     let runner = eagle::until_done(&deployed, 10, planes).unwrap();
-    assert_eq!(runner.plane("omega").unwrap_err().to_string(), "no plane `omega` in this run");
+    assert_eq!(
+        runner.plane("omega").unwrap_err().to_string(),
+        "no plane `omega` in this run"
+    );
 }

@@ -42,9 +42,19 @@ fn check(n: usize, seed: u64, max_steps: u64, cfg: HostConfig, options: Options)
     let want_done = reference(&mut want, T_END, DT, max_steps);
     let mut got = start.clone();
     let what = format!("{cfg:?} {options:?}");
-    let (report, done) = run_host(&mut got, cfg, Options { max_steps, ..options });
+    let (report, done) = run_host(
+        &mut got,
+        cfg,
+        Options {
+            max_steps,
+            ..options
+        },
+    );
     assert_eq!(got.omega, start.omega, "input plane changed: {what}");
-    assert!(got.bits() == want.bits(), "planes differ from the reference: {what}");
+    assert!(
+        got.bits() == want.bits(),
+        "planes differ from the reference: {what}"
+    );
     assert_eq!(done, want_done, "terminated flags differ: {what}");
     assert_eq!(report.done, want_done.iter().all(|&d| d), "{what}");
     report
@@ -68,7 +78,13 @@ fn every_lane_width_and_isa_matches_reference() {
 #[test]
 fn every_thread_count_and_k_matches_reference() {
     for threads in [1, 2, 3, 5] {
-        for steps in [Steps::Fixed(1), Steps::Fixed(7), Steps::Fixed(64), Steps::Fixed(1000), Steps::Auto] {
+        for steps in [
+            Steps::Fixed(1),
+            Steps::Fixed(7),
+            Steps::Fixed(64),
+            Steps::Fixed(1000),
+            Steps::Auto,
+        ] {
             let cfg = HostConfig {
                 threads: Some(threads),
                 ..HostConfig::default()
@@ -81,7 +97,11 @@ fn every_thread_count_and_k_matches_reference() {
 #[test]
 fn compaction_and_reorder_keep_results_and_order() {
     for compaction in [Compaction::Off, Compaction::Auto, Compaction::Always] {
-        for reorder in [Reorder::Off, Reorder::ByPlane("omega".into()), Reorder::ByPlane("t".into())] {
+        for reorder in [
+            Reorder::Off,
+            Reorder::ByPlane("omega".into()),
+            Reorder::ByPlane("t".into()),
+        ] {
             for lanes in [1, 4, 16] {
                 let cfg = HostConfig {
                     threads: Some(2),
@@ -97,7 +117,10 @@ fn compaction_and_reorder_keep_results_and_order() {
                 if compaction == Compaction::Off {
                     assert_eq!(r.compactions, 0);
                 } else {
-                    assert!(r.compactions > 0, "{compaction:?}: samples finish at different steps");
+                    assert!(
+                        r.compactions > 0,
+                        "{compaction:?}: samples finish at different steps"
+                    );
                 }
             }
         }
@@ -128,12 +151,17 @@ fn compaction_shrinks_the_slots_later_launches_pass_over() {
         9,
         10_000,
         HostConfig::default(),
-        Options::new(1).steps(Steps::Fixed(32)).compaction(Compaction::Always),
+        Options::new(1)
+            .steps(Steps::Fixed(32))
+            .compaction(Compaction::Always),
     );
     assert_eq!(r.slots_by_launch[0], 4096);
     assert!(r.slots_by_launch.windows(2).all(|w| w[1] <= w[0]));
     assert!(*r.slots_by_launch.last().unwrap() < 4096 / 2);
     for (slots, active) in r.slots_by_launch.iter().skip(1).zip(&r.active_by_launch) {
-        assert_eq!(slots, active, "after a compaction only active samples remain");
+        assert_eq!(
+            slots, active,
+            "after a compaction only active samples remain"
+        );
     }
 }

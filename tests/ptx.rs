@@ -21,14 +21,24 @@ fn find_ptxas() -> Option<PathBuf> {
         }
     }
     let on_path = Command::new("ptxas").arg("--version").output();
-    on_path.ok().filter(|o| o.status.success()).map(|_| "ptxas".into())
+    on_path
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| "ptxas".into())
 }
 
 /// (entry name, registers, stack bytes, spill store bytes, spill load bytes) per function.
 fn parse_ptxas(log: &str) -> Vec<(String, u32, u32, u32, u32)> {
     let num_before = |line: &str, what: &str| -> u32 {
-        let i = line.find(what).unwrap_or_else(|| panic!("no `{what}` in `{line}`"));
-        line[..i].split_whitespace().last().unwrap().parse().unwrap()
+        let i = line
+            .find(what)
+            .unwrap_or_else(|| panic!("no `{what}` in `{line}`"));
+        line[..i]
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .parse()
+            .unwrap()
     };
     let mut out = Vec::new();
     let mut lines = log.lines();
@@ -53,7 +63,10 @@ fn parse_ptxas(log: &str) -> Vec<(String, u32, u32, u32, u32)> {
 #[test]
 fn embedded_ptx_assembles_for_sm_90_without_spills() {
     let ptx = eagle::ptx::PTX.expect("the PTX build was skipped (EAGLE_SKIP_PTX=1)");
-    assert!(ptx.contains(".entry hawk_oscillator("), "oscillator entry missing");
+    assert!(
+        ptx.contains(".entry hawk_oscillator("),
+        "oscillator entry missing"
+    );
     assert!(ptx.contains(&format!(".target {}", eagle::ptx::ARCH)));
     let ptxas = find_ptxas().expect(
         "ptxas not found: run scripts/setup.sh (pip installs nvidia-cuda-nvcc-cu12 into .venv) \
@@ -69,7 +82,8 @@ fn embedded_ptx_assembles_for_sm_90_without_spills() {
         .arg(&src)
         .output()
         .expect("could not run ptxas");
-    let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "ptxas failed:\n{log}");
     let funcs = parse_ptxas(&log);
     assert!(
@@ -77,7 +91,9 @@ fn embedded_ptx_assembles_for_sm_90_without_spills() {
         "ptxas reported no hawk_oscillator:\n{log}"
     );
     for (name, regs, stack, stores, loads) in &funcs {
-        println!("{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill loads");
+        println!(
+            "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill loads"
+        );
         assert_eq!((*stores, *loads), (0, 0), "{name} spills:\n{log}");
     }
     std::fs::remove_dir_all(&dir).ok();

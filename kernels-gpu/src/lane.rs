@@ -539,7 +539,9 @@ mod multi {
         }
         #[inline(always)]
         unsafe fn load(p: *const V::Elem) -> Self {
-            Multi(core::array::from_fn(|g| unsafe { V::load(p.add(g * V::WIDTH)) }))
+            Multi(core::array::from_fn(|g| unsafe {
+                V::load(p.add(g * V::WIDTH))
+            }))
         }
         #[inline(always)]
         unsafe fn store(self, p: *mut V::Elem) {

@@ -132,4 +132,3 @@ pub fn flops_per_step<K: Kernel<Real = f64>>(ins: &[f64], params: &[f64], muts: 
     K::step(&i, &p, &mut m, &mut done);
     FLOPS.with(Cell::get) - before
 }
-

@@ -10,8 +10,8 @@
 #![feature(portable_simd)]
 
 pub mod count;
-pub mod peak;
 mod dispatch;
+pub mod peak;
 mod workset;
 
 pub use dispatch::{HostReal, Isa};
@@ -63,7 +63,10 @@ impl std::fmt::Display for HostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HostError::Lanes(w) => {
-                write!(f, "lane width {w} is not supported (use one of {LANE_WIDTHS:?})")
+                write!(
+                    f,
+                    "lane width {w} is not supported (use one of {LANE_WIDTHS:?})"
+                )
             }
             HostError::Threads => write!(f, "threads must be at least 1"),
             HostError::Isa(i) => write!(f, "instruction set {i:?} is not available on this CPU"),

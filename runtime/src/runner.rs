@@ -161,12 +161,16 @@ where
         if let Some(j) = self.reorder_key {
             let key = per_sample_plane::<K>(p, j);
             let mut order: Vec<usize> = (0..p.n).collect();
-            order.sort_by(|&a, &b| key[a].partial_cmp(&key[b]).unwrap_or(std::cmp::Ordering::Equal));
+            order.sort_by(|&a, &b| {
+                key[a]
+                    .partial_cmp(&key[b])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
             work.permute(&order);
             report.reorders += 1;
         }
         // Samples compacted away wait here, in the caller's order, until the run ends.
-        let mut home: Option<(Vec<Vec<K::Real>>, Vec<u8>)> = None;
+        let mut home: Option<Home<K::Real>> = None;
         let mut active = p.n;
         while active > 0 && report.steps < self.options.max_steps {
             let k = self.next_k(self.options.max_steps - report.steps);
@@ -177,13 +181,8 @@ where
             *report.launches_by_k.entry(k).or_default() += 1;
             report.active_by_launch.push(active);
             if active > 0 && self.options.compaction.due(work.len(), active) {
-                let (h, ht) = home.get_or_insert_with(|| {
-                    (
-                        self.planes.muts.iter().map(|d| d.to_vec()).collect(),
-                        vec![0; self.planes.n],
-                    )
-                });
-                team.install(|| work.compact(h, ht));
+                let h = home.get_or_insert_with(|| Home::of(&self.planes));
+                team.install(|| work.compact(&mut h.muts, &mut h.terminated));
                 report.compactions += 1;
             }
         }
@@ -196,23 +195,34 @@ where
                 *d = s != 0;
             }
         } else {
-            let (mut h, mut ht) = home.unwrap_or_else(|| {
-                (
-                    self.planes.muts.iter().map(|d| d.to_vec()).collect(),
-                    vec![0; self.planes.n],
-                )
-            });
-            work.scatter(&mut h, &mut ht);
-            for (dst, src) in self.planes.muts.iter_mut().zip(&h) {
+            let mut h = home.unwrap_or_else(|| Home::of(&self.planes));
+            work.scatter(&mut h.muts, &mut h.terminated);
+            for (dst, src) in self.planes.muts.iter_mut().zip(&h.muts) {
                 dst.copy_from_slice(src);
             }
-            for (d, &s) in self.terminated.iter_mut().zip(&ht) {
+            for (d, &s) in self.terminated.iter_mut().zip(&h.terminated) {
                 *d = s != 0;
             }
         }
         report.active = active;
         report.done = active == 0;
         report
+    }
+}
+
+/// Where samples wait in the caller's order once compaction moved them out of the work set.
+struct Home<R> {
+    muts: Vec<Vec<R>>,
+    terminated: Vec<u8>,
+}
+
+impl<R: Copy> Home<R> {
+    /// A copy of the caller's mutable planes, nothing terminated.
+    fn of(planes: &Bound<'_, R>) -> Self {
+        Home {
+            muts: planes.muts.iter().map(|d| d.to_vec()).collect(),
+            terminated: vec![0; planes.n],
+        }
     }
 }
 
@@ -229,6 +239,6 @@ fn per_sample_plane<'b, K: Kernel>(p: &'b Bound<'_, K::Real>, j: usize) -> &'b [
     };
     match spec.role {
         Role::In => p.ins[nth_of(Role::In)],
-        _ => &p.muts[nth_of(Role::Mut)],
+        _ => p.muts[nth_of(Role::Mut)],
     }
 }

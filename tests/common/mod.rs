@@ -73,7 +73,15 @@ pub fn reference(e: &mut Ens, t_end: f64, dt: f64, max_steps: u64) -> Vec<bool> 
         .map(|i| {
             let mut done = false;
             for _ in 0..max_steps {
-                oscillator::<f64>(e.omega[i], t_end, dt, &mut done, &mut e.x[i], &mut e.v[i], &mut e.t[i]);
+                oscillator::<f64>(
+                    e.omega[i],
+                    t_end,
+                    dt,
+                    &mut done,
+                    &mut e.x[i],
+                    &mut e.v[i],
+                    &mut e.t[i],
+                );
                 if done {
                     break;
                 }

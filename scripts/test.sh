@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing (scripts/setup.sh), checks formatting and
+# lints, then runs every test of the workspace in release mode (SIMD code is slow unoptimized).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --release -- -D warnings
+cargo test --workspace --release

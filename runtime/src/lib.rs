@@ -12,6 +12,7 @@
 //! - A sample never changes after the step that set its `terminated` flag.
 
 mod error;
+mod host_run;
 mod options;
 mod planes;
 mod report;

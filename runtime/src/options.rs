@@ -93,3 +93,27 @@ impl Compaction {
         }
     }
 }
+
+/// Options resolved against a kernel: what the launch loop of any team follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Step cap.
+    pub max_steps: u64,
+    /// Steps per launch (the kernel's setting unless the options override it).
+    pub steps: Steps,
+    /// Compaction policy.
+    pub compaction: Compaction,
+    /// Index of the reorder key among the per-sample planes, if any.
+    pub reorder_key: Option<usize>,
+}
+
+impl Plan {
+    /// Steps for the next launch, with `left` steps left before `max_steps`.
+    pub fn next_k(&self, left: u64) -> u32 {
+        let k = match self.steps {
+            Steps::Fixed(k) => k,
+            Steps::Auto => AUTO_STEPS_HOST,
+        };
+        k.min(u32::try_from(left).unwrap_or(u32::MAX))
+    }
+}

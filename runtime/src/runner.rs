@@ -1,12 +1,13 @@
 //! `until_done` and its runner: the launch loop, compaction, reorder and the report.
 
 use crate::error::Error;
-use crate::options::{AUTO_STEPS_HOST, Options, Reorder};
+use crate::host_run::run_host;
+use crate::options::{Options, Plan, Reorder};
 use crate::planes::{Bound, bind};
 use crate::report::RunReport;
 use crate::team::{Deployed, Team};
-use hawk::{Kernel, PlaneSource, Role, Steps};
-use hawk_host::{HostReal, WorkSet};
+use hawk::{Kernel, PlaneSource, Role};
+use hawk_host::HostReal;
 
 /// Runs a deployed kernel until every sample is terminated or `max_steps` is reached.
 ///
@@ -15,8 +16,7 @@ use hawk_host::{HostReal, WorkSet};
 pub struct Runner<'a, K: Kernel> {
     deployed: Deployed<K>,
     options: Options,
-    steps: Steps,
-    reorder_key: Option<usize>,
+    plan: Plan,
     planes: Bound<'a, K::Real>,
     terminated: Vec<bool>,
 }
@@ -70,13 +70,17 @@ where
                 })?,
         ),
     };
-    let steps = options.steps.unwrap_or(K::STEPS);
+    let plan = Plan {
+        max_steps: options.max_steps,
+        steps: options.steps.unwrap_or(K::STEPS),
+        compaction: options.compaction,
+        reorder_key,
+    };
     let n = planes.n;
     Ok(Runner {
         deployed: deployed.clone(),
         options,
-        steps,
-        reorder_key,
+        plan,
         planes,
         terminated: vec![false; n],
     })
@@ -130,115 +134,12 @@ where
     /// samples terminate or `max_steps` steps. Results land in the caller's order.
     pub fn run(&mut self) -> Result<RunReport, Error> {
         match &self.deployed.team {
-            Team::Host(team) => {
-                let team = team.clone();
-                Ok(self.run_host(&team))
-            }
+            Team::Host(team) => Ok(run_host::<K>(
+                team,
+                &self.plan,
+                &mut self.planes,
+                &mut self.terminated,
+            )),
         }
-    }
-
-    /// Steps for the next launch, with `left` steps left before `max_steps`.
-    fn next_k(&self, left: u64) -> u32 {
-        let k = match self.steps {
-            Steps::Fixed(k) => k,
-            Steps::Auto => AUTO_STEPS_HOST,
-        };
-        k.min(u32::try_from(left).unwrap_or(u32::MAX))
-    }
-
-    fn run_host(&mut self, team: &hawk_host::HostTeam) -> RunReport {
-        let p = &self.planes;
-        let mut work = WorkSet::new(
-            p.ins.iter().map(|d| d.to_vec()).collect(),
-            p.params.clone(),
-            p.muts.iter().map(|d| d.to_vec()).collect(),
-        );
-        let mut report = RunReport {
-            samples: p.n,
-            team: "host",
-            ..RunReport::default()
-        };
-        if let Some(j) = self.reorder_key {
-            let key = per_sample_plane::<K>(p, j);
-            let mut order: Vec<usize> = (0..p.n).collect();
-            order.sort_by(|&a, &b| {
-                key[a]
-                    .partial_cmp(&key[b])
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-            work.permute(&order);
-            report.reorders += 1;
-        }
-        // Samples compacted away wait here, in the caller's order, until the run ends.
-        let mut home: Option<Home<K::Real>> = None;
-        let mut active = p.n;
-        while active > 0 && report.steps < self.options.max_steps {
-            let k = self.next_k(self.options.max_steps - report.steps);
-            report.slots_by_launch.push(work.len());
-            active = team.launch::<K>(&mut work, k);
-            report.launches += 1;
-            report.steps += u64::from(k);
-            *report.launches_by_k.entry(k).or_default() += 1;
-            report.active_by_launch.push(active);
-            if active > 0 && self.options.compaction.due(work.len(), active) {
-                let h = home.get_or_insert_with(|| Home::of(&self.planes));
-                team.install(|| work.compact(&mut h.muts, &mut h.terminated));
-                report.compactions += 1;
-            }
-        }
-        // Write every sample home, then into the caller's planes in one pass.
-        if work.in_caller_order() {
-            for (j, dst) in self.planes.muts.iter_mut().enumerate() {
-                dst.copy_from_slice(work.mutable(j));
-            }
-            for (d, &s) in self.terminated.iter_mut().zip(work.terminated()) {
-                *d = s != 0;
-            }
-        } else {
-            let mut h = home.unwrap_or_else(|| Home::of(&self.planes));
-            work.scatter(&mut h.muts, &mut h.terminated);
-            for (dst, src) in self.planes.muts.iter_mut().zip(&h.muts) {
-                dst.copy_from_slice(src);
-            }
-            for (d, &s) in self.terminated.iter_mut().zip(&h.terminated) {
-                *d = s != 0;
-            }
-        }
-        report.active = active;
-        report.done = active == 0;
-        report
-    }
-}
-
-/// Where samples wait in the caller's order once compaction moved them out of the work set.
-struct Home<R> {
-    muts: Vec<Vec<R>>,
-    terminated: Vec<u8>,
-}
-
-impl<R: Copy> Home<R> {
-    /// A copy of the caller's mutable planes, nothing terminated.
-    fn of(planes: &Bound<'_, R>) -> Self {
-        Home {
-            muts: planes.muts.iter().map(|d| d.to_vec()).collect(),
-            terminated: vec![0; planes.n],
-        }
-    }
-}
-
-/// The `j`-th per-sample plane (inputs and mutables, in the kernel's declaration order).
-fn per_sample_plane<'b, K: Kernel>(p: &'b Bound<'_, K::Real>, j: usize) -> &'b [K::Real] {
-    let spec = K::PLANES.iter().filter(|s| s.role != Role::Param).nth(j);
-    let spec = spec.expect("index from K::PLANES");
-    let nth_of = |role: Role| {
-        K::PLANES
-            .iter()
-            .filter(|s| s.role == role)
-            .position(|s| s.name == spec.name)
-            .expect("plane is in its role list")
-    };
-    match spec.role {
-        Role::In => p.ins[nth_of(Role::In)],
-        _ => p.muts[nth_of(Role::Mut)],
     }
 }

@@ -28,6 +28,7 @@ pub use eagle_runtime::*;
 pub use hawk;
 pub use hawk_host;
 
+pub mod card;
 pub mod figure;
 
 /// The built-in kernels compiled to PTX by `build.rs`.

@@ -113,6 +113,8 @@ impl Mask for bool {
 /// and a vector lane give bit-identical results.
 pub trait Lane:
     Copy
+    + Send
+    + Sync
     + Debug
     + Add<Output = Self>
     + Sub<Output = Self>
@@ -266,7 +268,7 @@ scalar_lane!(f64, exp, log, pow);
 scalar_lane!(f32, expf, logf, powf);
 
 /// A fixed-size group of lane values: one per plane of a role.
-pub trait LaneArray<L: Lane>: Copy {
+pub trait LaneArray<L: Lane>: Copy + Send + Sync {
     /// Number of planes.
     const LEN: usize;
     /// Builds the group plane by plane.

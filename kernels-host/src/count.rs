@@ -5,7 +5,8 @@
 //! once, as in most FLOP tallies of ODE solvers); two: `mul_add`. Not counted: negation,
 //! comparisons, `select`, `abs`, `min`, `max` (sign and compare operations).
 
-use hawk::{Kernel, Lane, LaneArray};
+use crate::HostReal;
+use hawk::{Kernel, Lane, LaneArray, Real};
 use std::cell::Cell;
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
@@ -17,21 +18,21 @@ fn tick(n: u64) {
     FLOPS.with(|c| c.set(c.get() + n));
 }
 
-/// An `f64` lane that counts the FLOPs done with it (on the current thread).
+/// A scalar lane (`f64` or `f32`) that counts the FLOPs done with it (on the current thread).
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-pub struct Counted(pub f64);
+pub struct Counted<R>(pub R);
 
 macro_rules! counted_op {
     ($tr:ident, $f:ident, $atr:ident, $af:ident, $op:tt) => {
-        impl $tr for Counted {
-            type Output = Counted;
-            fn $f(self, o: Counted) -> Counted {
+        impl<R: Real> $tr for Counted<R> {
+            type Output = Counted<R>;
+            fn $f(self, o: Counted<R>) -> Counted<R> {
                 tick(1);
                 Counted(self.0 $op o.0)
             }
         }
-        impl $atr for Counted {
-            fn $af(&mut self, o: Counted) {
+        impl<R: Real> $atr for Counted<R> {
+            fn $af(&mut self, o: Counted<R>) {
                 *self = *self $op o;
             }
         }
@@ -42,27 +43,27 @@ counted_op!(Sub, sub, SubAssign, sub_assign, -);
 counted_op!(Mul, mul, MulAssign, mul_assign, *);
 counted_op!(Div, div, DivAssign, div_assign, /);
 
-impl Neg for Counted {
-    type Output = Counted;
-    fn neg(self) -> Counted {
+impl<R: Real> Neg for Counted<R> {
+    type Output = Counted<R>;
+    fn neg(self) -> Counted<R> {
         Counted(-self.0)
     }
 }
 
-impl Lane for Counted {
-    type Elem = f64;
+impl<R: HostReal> Lane for Counted<R> {
+    type Elem = R;
     type Mask = bool;
     const WIDTH: usize = 1;
-    fn splat(v: f64) -> Self {
+    fn splat(v: R) -> Self {
         Counted(v)
     }
-    unsafe fn load(p: *const f64) -> Self {
+    unsafe fn load(p: *const R) -> Self {
         Counted(unsafe { *p })
     }
-    unsafe fn store(self, p: *mut f64) {
+    unsafe fn store(self, p: *mut R) {
         unsafe { *p = self.0 }
     }
-    fn lane(self, _i: usize) -> f64 {
+    fn lane(self, _i: usize) -> R {
         self.0
     }
     fn select(m: bool, a: Self, b: Self) -> Self {
@@ -84,36 +85,36 @@ impl Lane for Counted {
         self.0 == o.0
     }
     fn is_finite(self) -> bool {
-        self.0.is_finite()
+        Lane::is_finite(self.0)
     }
     fn mul_add(self, a: Self, b: Self) -> Self {
         tick(2);
-        Counted(self.0.mul_add(a.0, b.0))
+        Counted(Lane::mul_add(self.0, a.0, b.0))
     }
     fn sqrt(self) -> Self {
         tick(1);
-        Counted(self.0.sqrt())
+        Counted(Lane::sqrt(self.0))
     }
     fn abs(self) -> Self {
-        Counted(self.0.abs())
+        Counted(Lane::abs(self.0))
     }
     fn min(self, o: Self) -> Self {
-        Counted(self.0.min(o.0))
+        Counted(Lane::min(self.0, o.0))
     }
     fn max(self, o: Self) -> Self {
-        Counted(self.0.max(o.0))
+        Counted(Lane::max(self.0, o.0))
     }
     fn exp(self) -> Self {
         tick(1);
-        Counted(self.0.exp())
+        Counted(Lane::exp(self.0))
     }
     fn ln(self) -> Self {
         tick(1);
-        Counted(self.0.ln())
+        Counted(Lane::ln(self.0))
     }
     fn powf(self, e: Self) -> Self {
         tick(1);
-        Counted(self.0.powf(e.0))
+        Counted(Lane::powf(self.0, e.0))
     }
 }
 
@@ -122,11 +123,14 @@ impl Lane for Counted {
 ///
 /// Kernels branch only through masks, so the count does not depend on the values unless
 /// the kernel itself loops a data-dependent number of times.
-pub fn flops_per_step<K: Kernel<Real = f64>>(ins: &[f64], params: &[f64], muts: &[f64]) -> u64 {
-    let at = |v: &[f64], j: usize| v.get(j).copied().unwrap_or(1.0);
-    let i = K::Ins::<Counted>::from_fn(|j| Counted(at(ins, j)));
-    let p = K::Params::<Counted>::from_fn(|j| Counted(at(params, j)));
-    let mut m = K::Muts::<Counted>::from_fn(|j| Counted(at(muts, j)));
+pub fn flops_per_step<K: Kernel>(ins: &[K::Real], params: &[K::Real], muts: &[K::Real]) -> u64
+where
+    K::Real: HostReal,
+{
+    let at = |v: &[K::Real], j: usize| v.get(j).copied().unwrap_or(K::Real::from_f64(1.0));
+    let i = K::Ins::<Counted<K::Real>>::from_fn(|j| Counted(at(ins, j)));
+    let p = K::Params::<Counted<K::Real>>::from_fn(|j| Counted(at(params, j)));
+    let mut m = K::Muts::<Counted<K::Real>>::from_fn(|j| Counted(at(muts, j)));
     let mut done = false;
     let before = FLOPS.with(Cell::get);
     K::step(&i, &p, &mut m, &mut done);

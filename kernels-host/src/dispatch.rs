@@ -1,6 +1,7 @@
 //! Picks the instruction set and lane width at run time and instantiates the chunk loop
 //! for each. The loop itself is written once ([`run_chunk`]), generic over the lane type.
 
+use crate::LaunchStats;
 use crate::workset::Ptrs;
 use hawk::lane::Multi;
 use hawk::{Kernel, Lane, LaneArray, Mask, Real, advance, run_sample};
@@ -96,8 +97,8 @@ impl Isa {
     }
 }
 
-/// One chunk of one launch: `(ptrs, lo, hi, k) -> active samples left in lo..hi`.
-pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> usize;
+/// One chunk of one launch: `(ptrs, lo, hi, k) -> what it did in lo..hi`.
+pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> LaunchStats;
 
 /// Advances slots `lo..hi`: lane groups of `L`, then a scalar tail.
 ///
@@ -109,13 +110,13 @@ unsafe fn run_chunk<K: Kernel, L: Lane<Elem = K::Real>>(
     lo: usize,
     hi: usize,
     k: u32,
-) -> usize
+) -> LaunchStats
 where
     K::Real: HostReal,
 {
     let w = L::WIDTH;
     let params = K::Params::<L>::from_fn(|j| L::splat(p.params[j]));
-    let mut active = 0;
+    let mut stats = LaunchStats::default();
     let mut i = lo;
     unsafe {
         while i + w <= hi {
@@ -131,17 +132,22 @@ where
                 for l in 0..w {
                     let t = term.test(l);
                     *flags.add(l) = t as u8;
-                    active += !t as usize;
+                    stats.active += !t as usize;
                 }
+                stats.loaded += w;
             }
             i += w;
         }
         while i < hi {
-            active += run_sample::<K>(i, k, &p.ins, &p.params, &p.muts, p.terminated) as usize;
+            if *p.terminated.add(i) == 0 {
+                stats.loaded += 1;
+            }
+            stats.active +=
+                run_sample::<K>(i, k, &p.ins, &p.params, &p.muts, p.terminated) as usize;
             i += 1;
         }
     }
-    active
+    stats
 }
 
 macro_rules! isa_variant {
@@ -152,7 +158,7 @@ macro_rules! isa_variant {
             lo: usize,
             hi: usize,
             k: u32,
-        ) -> usize
+        ) -> LaunchStats
         where
             K::Real: HostReal,
         {
@@ -171,7 +177,7 @@ unsafe fn chunk_portable<K: Kernel, L: Lane<Elem = K::Real>>(
     lo: usize,
     hi: usize,
     k: u32,
-) -> usize
+) -> LaunchStats
 where
     K::Real: HostReal,
 {

@@ -27,6 +27,26 @@ pub const CHUNK: usize = 1024;
 /// Lane widths the host team can run, in samples per SIMD group.
 pub const LANE_WIDTHS: [usize; 7] = [1, 2, 4, 8, 12, 16, 32];
 
+/// What one launch did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    /// Slots still active after the launch.
+    pub active: usize,
+    /// Slots whose state was loaded and stored (lane groups that were not all finished,
+    /// finished lanes of such groups included): what the launch's bytes are issued for.
+    pub loaded: usize,
+}
+
+impl LaunchStats {
+    /// Both counts added.
+    pub fn add(self, o: Self) -> Self {
+        LaunchStats {
+            active: self.active + o.active,
+            loaded: self.loaded + o.loaded,
+        }
+    }
+}
+
 /// How a host team is set up. `Default` picks everything from the machine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HostConfig {
@@ -125,9 +145,9 @@ impl HostTeam {
         self.lanes.unwrap_or_else(|| self.isa.default_lanes::<R>())
     }
 
-    /// Advances every active sample of `work` up to `k` steps; returns how many are still
-    /// active afterwards.
-    pub fn launch<K: Kernel>(&self, work: &mut WorkSet<K::Real>, k: u32) -> usize
+    /// Advances every active sample of `work` up to `k` steps; says how many are still
+    /// active afterwards and how many slots had their state loaded.
+    pub fn launch<K: Kernel>(&self, work: &mut WorkSet<K::Real>, k: u32) -> LaunchStats
     where
         K::Real: HostReal,
     {
@@ -142,7 +162,7 @@ impl HostTeam {
                     // SAFETY: chunks are disjoint and inside the work set; the ISA was checked.
                     unsafe { run(&ptrs, lo, hi, k) }
                 })
-                .sum()
+                .reduce(LaunchStats::default, LaunchStats::add)
         };
         match &self.pool {
             Some(p) => p.install(body),

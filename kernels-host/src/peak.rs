@@ -75,3 +75,37 @@ pub fn host_fp64_peak() -> f64 {
     static PEAK: OnceLock<f64> = OnceLock::new();
     *PEAK.get_or_init(|| measure_fp64_peak(Isa::detect(), rayon::current_num_threads()))
 }
+
+/// Memory bandwidth of `threads` threads by a STREAM triad (`a = b + s * c` over arrays
+/// well beyond the last-level cache), in bytes/s: best of 5, counting 3 arrays x 8 bytes
+/// per element as STREAM does.
+pub fn measure_triad_bandwidth(threads: usize) -> f64 {
+    use rayon::prelude::*;
+    let n = 1 << 23; // 3 x 64 MiB
+    let (mut a, b, c) = (vec![0.0f64; n], vec![1.0f64; n], vec![2.0f64; n]);
+    let s = black_box(3.0);
+    let pool = pool(threads);
+    (0..5)
+        .map(|_| {
+            let t0 = Instant::now();
+            pool.install(|| {
+                a.par_chunks_mut(1 << 16)
+                    .zip(b.par_chunks(1 << 16))
+                    .zip(c.par_chunks(1 << 16))
+                    .for_each(|((a, b), c)| {
+                        for i in 0..a.len() {
+                            a[i] = b[i] + s * c[i];
+                        }
+                    })
+            });
+            black_box(&a);
+            (3 * 8 * n) as f64 / t0.elapsed().as_secs_f64()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The host's memory bandwidth (all of rayon's threads), measured once.
+pub fn host_bandwidth() -> f64 {
+    static BW: OnceLock<f64> = OnceLock::new();
+    *BW.get_or_init(|| measure_triad_bandwidth(rayon::current_num_threads()))
+}

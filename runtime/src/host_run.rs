@@ -23,6 +23,7 @@ where
         p.params.clone(),
         p.muts.iter().map(|d| d.to_vec()).collect(),
     );
+    let issued = IssuedBytes::of::<K>();
     let mut report = RunReport {
         samples: p.n,
         team: "host",
@@ -38,21 +39,26 @@ where
         });
         work.permute(&order);
         report.reorders += 1;
+        report.issued_bytes += issued.compaction(p.n);
     }
     // Samples compacted away wait here, in the caller's order, until the run ends.
     let mut home: Option<Home<K::Real>> = None;
     let mut active = p.n;
     while active > 0 && report.steps < plan.max_steps {
-        let k = plan.next_k(plan.max_steps - report.steps);
+        let k = plan.next_k(plan.max_steps - report.steps, active < p.n);
         report.slots_by_launch.push(work.len());
-        active = team.launch::<K>(&mut work, k);
+        let stats = team.launch::<K>(&mut work, k);
+        active = stats.active;
+        report.issued_bytes += issued.launch(work.len(), stats.loaded);
         report.launches += 1;
         report.steps += u64::from(k);
         *report.launches_by_k.entry(k).or_default() += 1;
         report.active_by_launch.push(active);
         if active > 0 && plan.compaction.due(work.len(), active) {
             let h = home.get_or_insert_with(|| Home::of(planes));
+            let before = work.len();
             team.install(|| work.compact(&mut h.muts, &mut h.terminated));
+            report.issued_bytes += issued.compaction(before);
             report.compactions += 1;
         }
     }
@@ -77,6 +83,35 @@ where
     report.active = active;
     report.done = active == 0;
     report
+}
+
+/// Bytes the host team's passes move, per slot, for kernel planes of one element size.
+struct IssuedBytes {
+    /// Input planes' bytes per slot.
+    ins: u64,
+    /// Mutable planes' bytes per slot.
+    muts: u64,
+}
+
+impl IssuedBytes {
+    fn of<K: Kernel>() -> Self {
+        let b = std::mem::size_of::<K::Real>() as u64;
+        IssuedBytes {
+            ins: K::count(Role::In) as u64 * b,
+            muts: K::count(Role::Mut) as u64 * b,
+        }
+    }
+    /// A launch reads every slot's flag; loaded slots read inputs, read and write state
+    /// and write their flag.
+    fn launch(&self, slots: usize, loaded: usize) -> u64 {
+        slots as u64 + loaded as u64 * (self.ins + 2 * self.muts + 1)
+    }
+    /// A compaction (or reorder) pass reads every slot (planes, flag, id) and writes the
+    /// kept ones to dense planes and the others home.
+    fn compaction(&self, before: usize) -> u64 {
+        let per_slot = self.ins + self.muts + 1 + 8;
+        2 * before as u64 * per_slot
+    }
 }
 
 /// Where samples wait in the caller's order once compaction moved them out of the work set.

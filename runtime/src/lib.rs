@@ -21,7 +21,7 @@ mod team;
 
 pub use error::Error;
 pub use hawk_host::{HostConfig, Isa};
-pub use options::{AUTO_STEPS_HOST, Compaction, Options, Reorder};
+pub use options::{AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Compaction, Options, Reorder};
 pub use planes::PlaneSet;
 pub use report::RunReport;
 pub use runner::{Runner, until_done, until_done_with};

@@ -3,18 +3,22 @@
 use crate::error::Error;
 use hawk::Steps;
 
-/// Steps per launch that `Steps::Auto` uses on the host team.
+/// Steps per launch that `Steps::Auto` uses on the host team while no sample has finished.
 ///
 /// The host team freezes each sample at the exact step it terminates and skips lane groups
-/// that are all done, so a long launch costs little; 64 keeps compaction responsive.
+/// that are all done, so a long launch costs little.
 pub const AUTO_STEPS_HOST: u32 = 64;
+
+/// Steps per launch that `Steps::Auto` uses once some samples have finished and others
+/// still run: shorter launches let compaction keep lane groups full of running samples.
+pub const AUTO_STEPS_HOST_FINISHING: u32 = 16;
 
 /// When finished samples are moved out of the active set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Compaction {
     /// Never: every launch passes over every slot (finished lane groups are skipped).
     Off,
-    /// When at least a quarter of the slots in the active set have finished (default).
+    /// When at least an eighth of the slots in the active set have finished (default).
     #[default]
     Auto,
     /// After every launch in which any sample finished.
@@ -89,7 +93,7 @@ impl Compaction {
         match self {
             Compaction::Off => false,
             Compaction::Always => finished > 0,
-            Compaction::Auto => finished > 0 && finished * 4 >= slots,
+            Compaction::Auto => finished > 0 && finished * 8 >= slots,
         }
     }
 }
@@ -108,10 +112,12 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// Steps for the next launch, with `left` steps left before `max_steps`.
-    pub fn next_k(&self, left: u64) -> u32 {
+    /// Steps for the next launch, with `left` steps left before `max_steps` and
+    /// `finishing` true once some sample has finished.
+    pub fn next_k(&self, left: u64, finishing: bool) -> u32 {
         let k = match self.steps {
             Steps::Fixed(k) => k,
+            Steps::Auto if finishing => AUTO_STEPS_HOST_FINISHING,
             Steps::Auto => AUTO_STEPS_HOST,
         };
         k.min(u32::try_from(left).unwrap_or(u32::MAX))

@@ -29,6 +29,9 @@ pub struct RunReport {
     pub active_by_launch: Vec<usize>,
     /// Slots each launch passed over (the active set's size before the launch).
     pub slots_by_launch: Vec<usize>,
+    /// Bytes the run's passes read and wrote (launches, including passes over finished
+    /// samples, and compaction or reorder passes); the card's "issued bytes".
+    pub issued_bytes: u64,
     /// The team it ran on (`"host"` or `"device"`).
     pub team: &'static str,
 }

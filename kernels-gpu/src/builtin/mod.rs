@@ -1,5 +1,13 @@
 //! Built-in kernels: the seed's oscillator and the card's workloads.
 
+pub mod kepler;
+pub mod lorenz;
 pub mod oscillator;
 
+pub use kepler::{KeplerRk78, KeplerRk78Planes, kepler_rk78};
+pub use lorenz::{
+    LorenzRk4, LorenzRk4F32, LorenzRk4F32Planes, LorenzRk4Planes, LorenzRk78, LorenzRk78F32,
+    LorenzRk78F32Planes, LorenzRk78Planes, lorenz_rk4, lorenz_rk4_f32, lorenz_rk78,
+    lorenz_rk78_f32,
+};
 pub use oscillator::{Oscillator, OscillatorPlanes, oscillator};

@@ -100,6 +100,22 @@ pub struct StepOutcome<M> {
     pub non_finite: M,
 }
 
+/// `x^(-1/m)`. For `m` a power of two (Fehlberg 7(8): `m = 8`) this is `1 / sqrt(...sqrt(x))`,
+/// which vectorizes (a per-lane `powf` is a scalar libm call per lane); otherwise `powf`.
+/// The two differ from each other by an ulp or so, never between lane types.
+#[inline(always)]
+fn inv_root<L: Lane>(x: L, m: u32) -> L {
+    if m.is_power_of_two() {
+        let mut r = x;
+        for _ in 0..m.trailing_zeros() {
+            r = r.sqrt();
+        }
+        lc::<L>(1.0) / r
+    } else {
+        x.powf(lc::<L>(-1.0 / m as f64))
+    }
+}
+
 /// One attempted adaptive step of every sample of the group that is not done yet.
 ///
 /// Per sample, where `t < t_end` (the sample is *active*):
@@ -114,7 +130,8 @@ pub struct StepOutcome<M> {
 ///    finite; then `t`, `y` take their new values and `accepted` grows by one, otherwise
 ///    `rejected` grows by one.
 /// 5. Accepted or not, `h` becomes `step * clamp(safety * norm^(-1/(q+1)), fac_min,
-///    fac_max)`, with `q` = [`Tableau::error_order`]. A zero norm gives `fac_max`, a NaN
+///    fac_max)`, with `q` = [`Tableau::error_order`] (the root by repeated `sqrt` when
+///    `q + 1` is a power of two, see `inv_root`). A zero norm gives `fac_max`, a NaN
 ///    norm `fac_min` (the clamp uses IEEE min/max, which drop a NaN operand). After a clipped
 ///    final step the stored `h` is based on that shorter step; it is not used again.
 ///
@@ -157,8 +174,7 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     let accept = active & ok;
     let reject = active & !ok;
 
-    let exponent = lc::<L>(-1.0 / (tab.error_order() as f64 + 1.0));
-    let factor = (lc::<L>(ctl.safety) * norm.powf(exponent))
+    let factor = (lc::<L>(ctl.safety) * inv_root(norm, tab.error_order() + 1))
         .max(lc::<L>(ctl.fac_min))
         .min(lc::<L>(ctl.fac_max));
     let h_new = step * factor;

@@ -1,0 +1,120 @@
+//! An owned ensemble for one kernel: planes in role order, a copy of the initial state,
+//! a run on any deployed team, and the plain rayon + scalar baseline.
+
+use crate::{Deployed, Options, PlaneSet, RunReport};
+use hawk::{Kernel, LaneArray, Role};
+use hawk_host::HostReal;
+use rayon::prelude::*;
+
+/// Planes of one kernel, owned, in the kernel's role order.
+#[derive(Clone, Debug)]
+pub struct Ensemble<K: Kernel> {
+    /// Read-only per-sample planes.
+    pub ins: Vec<Vec<K::Real>>,
+    /// Shared parameters.
+    pub params: Vec<K::Real>,
+    /// Mutable planes (current contents).
+    pub muts: Vec<Vec<K::Real>>,
+    init: Vec<Vec<K::Real>>,
+}
+
+/// Plane names of `role`, in declaration order.
+fn names<K: Kernel>(role: Role) -> impl Iterator<Item = &'static str> {
+    K::PLANES
+        .iter()
+        .filter(move |p| p.role == role)
+        .map(|p| p.name)
+}
+
+impl<K: Kernel> Ensemble<K>
+where
+    K::Real: HostReal,
+{
+    /// An ensemble from its planes (mutable planes are also kept as the initial state).
+    pub fn new(ins: Vec<Vec<K::Real>>, params: Vec<K::Real>, muts: Vec<Vec<K::Real>>) -> Self {
+        assert_eq!(ins.len(), K::count(Role::In));
+        assert_eq!(params.len(), K::count(Role::Param));
+        assert_eq!(muts.len(), K::count(Role::Mut));
+        Ensemble {
+            ins,
+            params,
+            init: muts.clone(),
+            muts,
+        }
+    }
+
+    /// Samples.
+    pub fn len(&self) -> usize {
+        self.muts[0].len()
+    }
+
+    /// `true` with no samples.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Puts the mutable planes back to their initial state.
+    pub fn reset(&mut self) {
+        for (m, i) in self.muts.iter_mut().zip(&self.init) {
+            m.copy_from_slice(i);
+        }
+    }
+
+    /// Mutable plane `name`.
+    pub fn plane(&self, name: &str) -> &[K::Real] {
+        let j = names::<K>(Role::Mut).position(|n| n == name);
+        &self.muts[j.unwrap_or_else(|| panic!("no mutable plane `{name}`"))]
+    }
+
+    /// Runs on a deployed team with `options` (from the current state).
+    pub fn run(
+        &mut self,
+        deployed: &Deployed<K>,
+        options: Options,
+    ) -> Result<RunReport, crate::Error> {
+        let mut set = PlaneSet::new();
+        for (name, d) in names::<K>(Role::In).zip(&self.ins) {
+            set = set.input(name, d);
+        }
+        for (name, &p) in names::<K>(Role::Param).zip(&self.params) {
+            set = set.param(name, p);
+        }
+        for (name, d) in names::<K>(Role::Mut).zip(self.muts.iter_mut()) {
+            set = set.mutable(name, d);
+        }
+        let mut runner = crate::until_done_with(deployed, options, set)?;
+        let report = runner.run()?;
+        runner.to_host()?;
+        Ok(report)
+    }
+
+    /// The baseline: rayon over samples, each integrated to completion with scalar lanes
+    /// (`K::step` on one `f64`/`f32` at a time). Returns the steps every sample took, summed:
+    /// the useful work of the ensemble.
+    pub fn baseline(&mut self, max_steps: u64) -> u64 {
+        let (ins, params) = (&self.ins, &self.params);
+        let out: Vec<(K::Muts<K::Real>, u64)> = (0..self.len())
+            .into_par_iter()
+            .map(|i| {
+                let inv = K::Ins::<K::Real>::from_fn(|j| ins[j][i]);
+                let par = K::Params::<K::Real>::from_fn(|j| params[j]);
+                let mut st = K::Muts::<K::Real>::from_fn(|j| self.muts[j][i]);
+                let mut done = false;
+                let mut steps = 0;
+                while steps < max_steps && !done {
+                    K::step(&inv, &par, &mut st, &mut done);
+                    steps += 1;
+                }
+                (st, steps)
+            })
+            .collect();
+        let mut total = 0;
+        for (i, (st, steps)) in out.into_iter().enumerate() {
+            for (j, v) in st.as_slice().iter().enumerate() {
+                self.muts[j][i] = *v;
+            }
+            total += steps;
+        }
+        total
+    }
+}

@@ -1,0 +1,281 @@
+//! The performance card: per workload, every team x arm, by time and by two yardsticks,
+//! useful FLOP/s (only the steps of samples still running) and issued bytes/s (what the
+//! arm's passes really move), each also as a fraction of the team's own peak.
+//!
+//! `cargo bench --bench card` writes `target/card/card.md`, `card.json` and `card.svg`;
+//! the `card` binary runs one workload on one arm from the command line (for profilers).
+
+mod ensemble;
+mod workloads;
+
+pub use ensemble::Ensemble;
+pub use workloads::{Case, MAX_STEPS, Workload};
+
+use crate::RunReport;
+use hawk_host::peak;
+use plotters::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One way to run a workload, compared on the card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Arm {
+    /// Host team, default options (compaction `Auto`).
+    Host,
+    /// Host team, compaction off.
+    HostNoCompaction,
+    /// Host team, compaction after every launch that finished a sample.
+    HostCompactAlways,
+    /// Host team, samples sorted by the workload's key plane first.
+    HostReorder,
+    /// The baseline: rayon over samples, each integrated to completion with scalars.
+    RayonScalar,
+}
+
+impl Arm {
+    /// Every arm that runs without a GPU.
+    pub const HOST: [Arm; 5] = [
+        Arm::Host,
+        Arm::HostNoCompaction,
+        Arm::HostCompactAlways,
+        Arm::HostReorder,
+        Arm::RayonScalar,
+    ];
+
+    /// The arm's name on the card and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm::Host => "host",
+            Arm::HostNoCompaction => "host-no-compaction",
+            Arm::HostCompactAlways => "host-compact-always",
+            Arm::HostReorder => "host-reorder",
+            Arm::RayonScalar => "rayon-scalar",
+        }
+    }
+
+    /// Parses a name from [`Arm::name`].
+    pub fn parse(s: &str) -> Option<Arm> {
+        Arm::HOST.into_iter().find(|a| a.name() == s)
+    }
+
+    /// The team the arm runs on.
+    pub fn team(self) -> &'static str {
+        "host"
+    }
+}
+
+/// One line of the card.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// Workload name.
+    pub workload: &'static str,
+    /// Team name.
+    pub team: &'static str,
+    /// Arm name.
+    pub arm: &'static str,
+    /// Samples.
+    pub n: usize,
+    /// Element type.
+    pub real: &'static str,
+    /// Median wall time of one run, in ms.
+    pub time_ms: f64,
+    /// Launches of one run (0 for the baseline, which has none).
+    pub launches: u64,
+    /// Steps the run advanced (sum of k over launches).
+    pub steps: u64,
+    /// Compactions of one run.
+    pub compactions: u64,
+    /// FLOPs per sample step, counted from the kernel.
+    pub flops_per_step: u64,
+    /// Steps samples really took, summed (the useful work).
+    pub useful_sample_steps: u64,
+    /// Useful GFLOP/s.
+    pub useful_gflops: f64,
+    /// Useful FLOP/s as % of the team's peak for the element type.
+    pub flops_pct_of_peak: f64,
+    /// Issued GB/s (None for the baseline: its traffic is not tracked).
+    pub issued_gbs: Option<f64>,
+    /// Issued bytes/s as % of the team's memory bandwidth.
+    pub bytes_pct_of_peak: Option<f64>,
+    /// Largest relative difference of any final state from the baseline's.
+    pub max_rel_diff_vs_baseline: f64,
+    /// Active samples after each launch (the compaction story).
+    pub active_by_launch: Vec<usize>,
+}
+
+impl Row {
+    /// A row from a measured median time and the run's report.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        w: Workload,
+        arm: Arm,
+        n: usize,
+        real: &'static str,
+        median_s: f64,
+        flops_per_step: u64,
+        useful_sample_steps: u64,
+        report: Option<&RunReport>,
+        max_rel_diff_vs_baseline: f64,
+    ) -> Row {
+        let fp_peak = peak::host_fp64_peak() * if real == "f32" { 2.0 } else { 1.0 };
+        let bw_peak = peak::host_bandwidth();
+        let useful = (flops_per_step * useful_sample_steps) as f64 / median_s;
+        let issued = report.map(|r| r.issued_bytes as f64 / median_s);
+        Row {
+            workload: w.name(),
+            team: arm.team(),
+            arm: arm.name(),
+            n,
+            real,
+            time_ms: median_s * 1e3,
+            launches: report.map_or(0, |r| r.launches),
+            steps: report.map_or(0, |r| r.steps),
+            compactions: report.map_or(0, |r| r.compactions),
+            flops_per_step,
+            useful_sample_steps,
+            useful_gflops: useful / 1e9,
+            flops_pct_of_peak: 100.0 * useful / fp_peak,
+            issued_gbs: issued.map(|b| b / 1e9),
+            bytes_pct_of_peak: issued.map(|b| 100.0 * b / bw_peak),
+            max_rel_diff_vs_baseline,
+            active_by_launch: report.map_or_else(Vec::new, |r| r.active_by_launch.clone()),
+        }
+    }
+}
+
+/// The whole card: rows plus the peaks they are measured against.
+#[derive(Clone, Debug, Serialize)]
+pub struct Card {
+    /// Host FP64 FMA peak, GFLOP/s (measured).
+    pub host_fp64_peak_gflops: f64,
+    /// Host memory bandwidth, GB/s (STREAM triad, measured).
+    pub host_bandwidth_gbs: f64,
+    /// Host threads.
+    pub host_threads: usize,
+    /// The rows.
+    pub rows: Vec<Row>,
+}
+
+impl Card {
+    /// A card over `rows`, with the host's peaks.
+    pub fn new(rows: Vec<Row>) -> Card {
+        Card {
+            host_fp64_peak_gflops: peak::host_fp64_peak() / 1e9,
+            host_bandwidth_gbs: peak::host_bandwidth() / 1e9,
+            host_threads: rayon::current_num_threads(),
+            rows,
+        }
+    }
+
+    /// The card as a Markdown table (one per workload), with speed-ups over the baseline.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "# Performance card\n\nHost: {} threads, FP64 FMA peak {:.1} GFLOP/s (FP32: 2x), \
+             STREAM triad {:.1} GB/s, both measured by this run.\n",
+            self.host_threads, self.host_fp64_peak_gflops, self.host_bandwidth_gbs
+        );
+        let mut workloads: Vec<&str> = self.rows.iter().map(|r| r.workload).collect();
+        workloads.dedup();
+        for w in workloads {
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.workload == w).collect();
+            let base = rows
+                .iter()
+                .find(|r| r.arm == Arm::RayonScalar.name())
+                .map(|r| r.time_ms);
+            let r0 = rows[0];
+            let _ = writeln!(
+                s,
+                "## {w} (n = {}, {}, {} FLOPs/step, {} useful sample steps)\n",
+                r0.n, r0.real, r0.flops_per_step, r0.useful_sample_steps
+            );
+            let _ = writeln!(
+                s,
+                "| team | arm | time (ms) | vs baseline | launches | steps | compactions | \
+                 useful GFLOP/s | % FLOP peak | issued GB/s | % BW peak | max rel diff |"
+            );
+            let _ = writeln!(
+                s,
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+            );
+            for r in rows {
+                let opt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {:.2} | {} | {} | {} | {} | {:.2} | {:.1} | {} | {} | {:.1e} |",
+                    r.team,
+                    r.arm,
+                    r.time_ms,
+                    base.map_or("-".to_owned(), |b| format!("{:.2}x", b / r.time_ms)),
+                    r.launches,
+                    r.steps,
+                    r.compactions,
+                    r.useful_gflops,
+                    r.flops_pct_of_peak,
+                    opt(r.issued_gbs),
+                    opt(r.bytes_pct_of_peak),
+                    r.max_rel_diff_vs_baseline
+                );
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Writes `card.md`, `card.json` and `card.svg` into `dir`; returns their paths.
+    pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
+        std::fs::create_dir_all(dir)?;
+        let (md, json, svg) = (
+            dir.join("card.md"),
+            dir.join("card.json"),
+            dir.join("card.svg"),
+        );
+        std::fs::write(&md, self.markdown())?;
+        std::fs::write(&json, serde_json::to_string_pretty(self)?)?;
+        self.figure(&svg)?;
+        Ok(vec![md, json, svg])
+    }
+
+    /// A bar per row: % of FLOP peak, grouped by workload.
+    fn figure(&self, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+        let n = self.rows.len().max(1);
+        let root = SVGBackend::new(path, (900, 140 + 22 * n as u32)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let top = self
+            .rows
+            .iter()
+            .map(|r| r.flops_pct_of_peak)
+            .fold(1.0, f64::max)
+            * 1.1;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("useful FLOP/s, % of the team's peak", ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(330)
+            .build_cartesian_2d(0.0..top, 0..n)?;
+        let labels: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| format!("{} / {}", r.workload, r.arm))
+            .collect();
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .y_label_formatter(&|i| labels.get(*i).cloned().unwrap_or_default())
+            .x_desc("% of peak")
+            .draw()?;
+        chart.draw_series(self.rows.iter().enumerate().map(|(i, r)| {
+            let color = if r.arm == Arm::RayonScalar.name() {
+                RGBColor(150, 150, 150)
+            } else {
+                RGBColor(31, 119, 180)
+            };
+            Rectangle::new([(0.0, i), (r.flops_pct_of_peak, i + 1)], color.filled())
+        }))?;
+        root.present()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,287 @@
+//! The card's workloads: the seed's oscillator, the Lorenz ensemble (RK4 and Fehlberg 7(8),
+//! f64 and f32) in the community's benchmark setup, and Kepler orbits whose samples live very
+//! different lengths.
+
+use super::ensemble::Ensemble;
+use super::{Arm, Row};
+use crate::RunReport;
+use crate::{Compaction, HostConfig, Options, Reorder, TeamChoice};
+use hawk::builtin::{KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator};
+use hawk::{Kernel, Real};
+use hawk_host::{HostReal, count::flops_per_step};
+use std::time::{Duration, Instant};
+
+/// A card workload by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// The seed's oscillator (explicit Euler to t = 1, dt = 1e-3).
+    Oscillator,
+    /// Lorenz, RK4 at dt = 1e-3 to t = 1 (1,000 steps), f64.
+    LorenzRk4F64,
+    /// The same in f32.
+    LorenzRk4F32,
+    /// Lorenz, Fehlberg 7(8) at rtol = atol = 1e-8 to t = 1, f64.
+    LorenzRk78F64,
+    /// The same in f32 at rtol = atol = 1e-6 (1e-8 is below f32's resolution).
+    LorenzRk78F32,
+    /// Kepler orbits, e uniform in [0, 0.9] and 1 to 8 periods per sample (both in random
+    /// order), Fehlberg 7(8) at rtol = atol = 1e-10: lifetimes differ by over 10x.
+    Kepler,
+}
+
+impl Workload {
+    /// Every workload.
+    pub const ALL: [Workload; 6] = [
+        Workload::Oscillator,
+        Workload::LorenzRk4F64,
+        Workload::LorenzRk4F32,
+        Workload::LorenzRk78F64,
+        Workload::LorenzRk78F32,
+        Workload::Kepler,
+    ];
+
+    /// The workload's name on the card and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Oscillator => "oscillator",
+            Workload::LorenzRk4F64 => "lorenz-rk4-f64",
+            Workload::LorenzRk4F32 => "lorenz-rk4-f32",
+            Workload::LorenzRk78F64 => "lorenz-rk78-f64",
+            Workload::LorenzRk78F32 => "lorenz-rk78-f32",
+            Workload::Kepler => "kepler-rk78",
+        }
+    }
+
+    /// Parses a name from [`Workload::name`].
+    pub fn parse(s: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.name() == s)
+    }
+
+    /// The card's sample count for this workload.
+    pub fn default_n(self) -> usize {
+        match self {
+            Workload::Oscillator => 100_000,
+            Workload::Kepler => 16_384,
+            _ => 65_536,
+        }
+    }
+
+    /// The plane the `host-reorder` arm sorts by.
+    fn reorder_key(self) -> &'static str {
+        match self {
+            Workload::Oscillator => "omega",
+            Workload::Kepler => "t_end",
+            _ => "rho",
+        }
+    }
+
+    /// A prepared case: this workload on `n` samples, run by `arm` (host arms on a team
+    /// set up by `host`).
+    pub fn case(self, arm: Arm, n: usize, host: HostConfig) -> Box<dyn Case> {
+        match self {
+            Workload::Oscillator => prepare(self, arm, oscillator(n), host),
+            Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host),
+            Workload::LorenzRk4F32 => prepare(self, arm, lorenz_rk4::<LorenzRk4F32>(n), host),
+            Workload::LorenzRk78F64 => prepare(self, arm, lorenz_rk78::<LorenzRk78>(n, 1e-8), host),
+            Workload::LorenzRk78F32 => {
+                prepare(self, arm, lorenz_rk78::<LorenzRk78F32>(n, 1e-6), host)
+            }
+            Workload::Kepler => prepare(self, arm, kepler(n), host),
+        }
+    }
+}
+
+/// One workload on one arm, ready to be timed.
+pub trait Case {
+    /// Resets the planes and runs once; returns the run's wall time (reset excluded).
+    fn run_once(&mut self) -> Duration;
+    /// The card row for a measured median run time (after at least one `run_once`).
+    fn row(&self, median_s: f64) -> Row;
+}
+
+struct Prepared<K: Kernel> {
+    workload: Workload,
+    arm: Arm,
+    e: Ensemble<K>,
+    deployed: crate::Deployed<K>,
+    flops_per_step: u64,
+    useful_steps: u64,
+    reference: Vec<Vec<K::Real>>,
+    report: Option<RunReport>,
+}
+
+fn prepare<K: Kernel>(
+    workload: Workload,
+    arm: Arm,
+    mut e: Ensemble<K>,
+    host: HostConfig,
+) -> Box<dyn Case>
+where
+    K::Real: HostReal,
+{
+    let mid = e.len() / 2;
+    let muts: Vec<K::Real> = e.muts.iter().map(|m| m[mid]).collect();
+    let ins: Vec<K::Real> = e.ins.iter().map(|m| m[mid]).collect();
+    let flops_per_step = flops_per_step::<K>(&ins, &e.params, &muts);
+    // The baseline's result is the reference every arm is checked against, and the steps it
+    // takes per sample are the ensemble's useful work.
+    let useful_steps = e.baseline(MAX_STEPS);
+    let reference = e.muts.clone();
+    let deployed = crate::deploy_on(K::default(), TeamChoice::Host(host))
+        .expect("the host team is always available");
+    Box::new(Prepared {
+        workload,
+        arm,
+        e,
+        deployed,
+        flops_per_step,
+        useful_steps,
+        reference,
+        report: None,
+    })
+}
+
+impl<K: Kernel> Case for Prepared<K>
+where
+    K::Real: HostReal,
+{
+    fn run_once(&mut self) -> Duration {
+        self.e.reset();
+        let t0 = Instant::now();
+        if self.arm == Arm::RayonScalar {
+            self.e.baseline(MAX_STEPS);
+        } else {
+            let options = options(self.workload, self.arm);
+            self.report = Some(self.e.run(&self.deployed, options).expect("card run"));
+        }
+        t0.elapsed()
+    }
+
+    fn row(&self, median_s: f64) -> Row {
+        let max_rel_diff = self
+            .e
+            .muts
+            .iter()
+            .flatten()
+            .zip(self.reference.iter().flatten())
+            .map(|(a, b)| {
+                let (a, b) = (a.to_f64(), b.to_f64());
+                if a == b {
+                    0.0
+                } else {
+                    (a - b).abs() / b.abs().max(1e-300)
+                }
+            })
+            .fold(0.0, f64::max);
+        Row::new(
+            self.workload,
+            self.arm,
+            self.e.len(),
+            K::Real::NAME,
+            median_s,
+            self.flops_per_step,
+            self.useful_steps,
+            self.report.as_ref(),
+            max_rel_diff,
+        )
+    }
+}
+
+/// Step cap of every card run (no workload comes near it).
+pub const MAX_STEPS: u64 = 1_000_000;
+
+fn r<R: Real>(v: f64) -> R {
+    R::from_f64(v)
+}
+
+fn linspace<R: Real>(lo: f64, hi: f64, n: usize) -> Vec<R> {
+    (0..n)
+        .map(|i| r(lo + (hi - lo) * i as f64 / (n.max(2) - 1) as f64))
+        .collect()
+}
+
+fn oscillator(n: usize) -> Ensemble<Oscillator> {
+    Ensemble::new(
+        vec![linspace(1.0, 3.0, n)],
+        vec![1.0, 1e-3],
+        vec![vec![1.0; n], vec![0.0; n], vec![0.0; n]],
+    )
+}
+
+fn lorenz_rk4<K: Kernel>(n: usize) -> Ensemble<K>
+where
+    K::Real: HostReal,
+{
+    let z = vec![r(0.0); n];
+    Ensemble::new(
+        vec![linspace(0.0, 21.0, n)],
+        vec![r(10.0), r(8.0 / 3.0), r(1e-3), r(1.0)],
+        vec![vec![r(1.0); n], z.clone(), z.clone(), z],
+    )
+}
+
+fn lorenz_rk78<K: Kernel>(n: usize, tol: f64) -> Ensemble<K>
+where
+    K::Real: HostReal,
+{
+    let z = vec![r(0.0); n];
+    Ensemble::new(
+        vec![linspace(0.0, 21.0, n)],
+        vec![r(10.0), r(8.0 / 3.0), r(1.0), r(tol), r(tol)],
+        vec![
+            vec![r(1.0); n],
+            z.clone(),
+            z.clone(),
+            z.clone(),
+            vec![r(1e-2); n],
+            z.clone(),
+            z,
+        ],
+    )
+}
+
+fn kepler(n: usize) -> Ensemble<KeplerRk78> {
+    // A fixed shuffle (SplitMix64) so long and short orbits are mixed in every lane group.
+    let mut state = 0x5EED_u64;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let e: Vec<f64> = (0..n).map(|_| 0.9 * next()).collect();
+    let periods: Vec<f64> = (0..n)
+        .map(|_| (1.0 + 8.0 * next()).floor().min(8.0))
+        .collect();
+    let z = vec![0.0; n];
+    Ensemble::new(
+        vec![
+            periods
+                .iter()
+                .map(|p| 2.0 * std::f64::consts::PI * p)
+                .collect(),
+        ],
+        vec![1e-10, 1e-10],
+        vec![
+            e.iter().map(|e| 1.0 - e).collect(),
+            z.clone(),
+            z.clone(),
+            e.iter().map(|e| ((1.0 + e) / (1.0 - e)).sqrt()).collect(),
+            z.clone(),
+            vec![1e-3; n],
+            z.clone(),
+            z,
+        ],
+    )
+}
+
+fn options(w: Workload, arm: Arm) -> Options {
+    let o = Options::new(MAX_STEPS);
+    match arm {
+        Arm::HostNoCompaction => o.compaction(Compaction::Off),
+        Arm::HostCompactAlways => o.compaction(Compaction::Always),
+        Arm::HostReorder => o.reorder(Reorder::ByPlane(w.reorder_key().into())),
+        _ => o,
+    }
+}

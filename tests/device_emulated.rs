@@ -39,7 +39,9 @@ fn emulated_graph_while_is_one_replay() {
         &TeamChoice::EmulatedDevice,
         900,
         11,
-        Options::new(10_000).arm(Arm::GraphWhile).compaction(Compaction::Off),
+        Options::new(10_000)
+            .arm(Arm::GraphWhile)
+            .compaction(Compaction::Off),
     );
     assert_eq!(r.graph_replays, 1, "{r:?}");
     assert!(r.notes.is_empty(), "{r:?}");
@@ -64,7 +66,11 @@ fn device_results_stay_on_the_device_until_to_host() {
     let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
     let report = runner.run().unwrap();
     assert!(report.done);
-    assert_eq!(runner.plane("x").unwrap(), &start.x[..], "run() must not copy home");
+    assert_eq!(
+        runner.plane("x").unwrap(),
+        &start.x[..],
+        "run() must not copy home"
+    );
     runner.to_host().unwrap();
     assert_ne!(runner.plane("x").unwrap(), &start.x[..]);
     assert!(runner.terminated().iter().all(|&d| d));

@@ -9,7 +9,9 @@ fn no_driver() -> bool {
     match eagle::device_unavailable_reason() {
         Some(_) => true,
         None => {
-            println!("skipped: a CUDA driver and GPU are present (this test is for machines without one)");
+            println!(
+                "skipped: a CUDA driver and GPU are present (this test is for machines without one)"
+            );
             false
         }
     }
@@ -71,5 +73,9 @@ fn peaks_from_attributes() {
     assert_eq!(p.fp64_ratio, 0.5);
     assert!((p.fp32_flops - 66.9e12).abs() < 0.1e12, "{}", p.fp32_flops);
     assert!((p.fp64_flops - p.fp32_flops / 2.0).abs() < 1.0);
-    assert!((p.memory_bandwidth - 4.02e12).abs() < 0.01e12, "{}", p.memory_bandwidth);
+    assert!(
+        (p.memory_bandwidth - 4.02e12).abs() < 0.01e12,
+        "{}",
+        p.memory_bandwidth
+    );
 }

@@ -163,7 +163,13 @@ impl<B: Backend> Session<B> {
     }
 
     /// Arguments of a step launch over `slots` slots of `layout`.
-    fn step_args<K: Kernel>(&self, layout: Layout, slots: u32, k: u32, params: &[K::Real]) -> (Entry, Vec<Arg>)
+    fn step_args<K: Kernel>(
+        &self,
+        layout: Layout,
+        slots: u32,
+        k: u32,
+        params: &[K::Real],
+    ) -> (Entry, Vec<Arg>)
     where
         K::Real: HostReal,
     {
@@ -171,7 +177,10 @@ impl<B: Backend> Session<B> {
             Layout::Home => (Entry::Step, &self.ins, &self.muts, self.term),
             Layout::Indexed(_) => (Entry::StepIndexed, &self.ins, &self.muts, self.term),
             Layout::Dense(_) => {
-                let d = self.dense.as_ref().expect("dense planes exist in a dense layout");
+                let d = self
+                    .dense
+                    .as_ref()
+                    .expect("dense planes exist in a dense layout");
                 (Entry::Step, &d.0, &d.1, d.2)
             }
         };
@@ -202,7 +211,13 @@ impl<B: Backend> Session<B> {
     }
 
     /// Queues one launch: zero the active counter, step every slot up to `k` steps.
-    fn queue_launch<K: Kernel>(&mut self, layout: Layout, slots: u32, k: u32, params: &[K::Real]) -> Result<(), Error>
+    fn queue_launch<K: Kernel>(
+        &mut self,
+        layout: Layout,
+        slots: u32,
+        k: u32,
+        params: &[K::Real],
+    ) -> Result<(), Error>
     where
         K::Real: HostReal,
     {
@@ -265,13 +280,22 @@ impl<B: Backend> Session<B> {
                 p
             }
         };
-        let out = if ids == self.ids[0] { self.ids[1] } else { self.ids[0] };
+        let out = if ids == self.ids[0] {
+            self.ids[1]
+        } else {
+            self.ids[0]
+        };
         let n_chunks = slots.div_ceil(CHUNK);
         let (term, counts) = (self.term, self.counts);
         self.be.launch::<K>(
             Entry::CountChunks,
             n_chunks,
-            &[Arg::B4(slots), Arg::ptr(ids), Arg::ptr(term), Arg::ptr(counts)],
+            &[
+                Arg::B4(slots),
+                Arg::ptr(ids),
+                Arg::ptr(term),
+                Arg::ptr(counts),
+            ],
         )?;
         self.be.launch::<K>(
             Entry::ScanCounts,

@@ -21,15 +21,14 @@ mod report;
 mod runner;
 mod team;
 
-pub use error::Error;
-pub use hawk_host::{HostConfig, Isa};
 pub use device::cuda::CudaTeam;
 pub use device::{DeviceProps, DeviceTeam, device_props};
+pub use error::Error;
+pub use hawk_host::{HostConfig, Isa};
 pub use options::{AUTO_STEPS_HOST, Arm, Compaction, DeviceCompaction, Options, Reorder};
 pub use planes::PlaneSet;
 pub use report::RunReport;
 pub use runner::{Runner, until_done, until_done_with};
 pub use team::{
-    Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module,
-    device_unavailable_reason,
+    Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module, device_unavailable_reason,
 };

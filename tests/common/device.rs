@@ -12,7 +12,8 @@ pub const T_END: f64 = 1.0;
 pub const DT: f64 = 1e-3;
 
 pub const ARMS: [Arm; 3] = [Arm::Simulate, Arm::Graph, Arm::GraphWhile];
-pub const STRATEGIES: [DeviceCompaction; 2] = [DeviceCompaction::IndexList, DeviceCompaction::Gather];
+pub const STRATEGIES: [DeviceCompaction; 2] =
+    [DeviceCompaction::IndexList, DeviceCompaction::Gather];
 
 /// Runs `e` on `choice` with `options`, brings it home; returns the report and flags.
 pub fn run_on(e: &mut Ens, choice: TeamChoice, options: Options) -> (RunReport, Vec<bool>) {
@@ -40,13 +41,20 @@ pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Opt
         arm: Arm::Simulate,
         ..options.clone()
     };
-    let (host, host_done) = run_on(&mut want, TeamChoice::Host(HostConfig::default()), host_opts);
+    let (host, host_done) = run_on(
+        &mut want,
+        TeamChoice::Host(HostConfig::default()),
+        host_opts,
+    );
     let mut got = start.clone();
     let what = format!("{choice:?} {options:?}");
     let (dev, dev_done) = run_on(&mut got, choice.clone(), options.clone());
     assert_eq!(dev.team, "device", "{what}");
     assert_eq!(got.omega, start.omega, "input plane changed: {what}");
-    assert!(got.bits() == want.bits(), "planes differ from the host team: {what}");
+    assert!(
+        got.bits() == want.bits(),
+        "planes differ from the host team: {what}"
+    );
     assert_eq!(dev_done, host_done, "terminated flags differ: {what}");
     assert_eq!(dev.done, host.done, "{what}");
     assert_eq!(dev.active, host.active, "{what}");
@@ -127,7 +135,10 @@ pub fn check_graph_rules(choice: &TeamChoice, arm: Arm, n: usize) {
         let mut runner = eagle::until_done_with(&deployed, options.clone(), planes).unwrap();
         let first = runner.run().unwrap();
         assert!(first.build_s > 0.0, "first run must build: {first:?}");
-        assert!(first.graphs_built > 0 && first.graph_replays > 0, "{first:?}");
+        assert!(
+            first.graphs_built > 0 && first.graph_replays > 0,
+            "{first:?}"
+        );
         // New contents, same shapes (omega is an input plane: keep it; x, v, t change).
         runner.plane_mut("x").unwrap().copy_from_slice(&fresh.x);
         runner.plane_mut("v").unwrap().copy_from_slice(&fresh.v);
@@ -139,9 +150,15 @@ pub fn check_graph_rules(choice: &TeamChoice, arm: Arm, n: usize) {
         runner.to_host().unwrap();
         assert_eq!(runner.terminated(), &want_done[..]);
     }
-    assert!(e.bits() == want.bits(), "a replay after new contents differs from the host team");
+    assert!(
+        e.bits() == want.bits(),
+        "a replay after new contents differs from the host team"
+    );
     // A changed shape builds again.
     let mut other = Ens::varied(n + 17, 5);
     let (changed, _) = run_on(&mut other, choice.clone(), options);
-    assert!(changed.build_s > 0.0 && changed.graphs_built > 0, "{changed:?}");
+    assert!(
+        changed.build_s > 0.0 && changed.graphs_built > 0,
+        "{changed:?}"
+    );
 }

@@ -107,8 +107,9 @@ pub(crate) struct CudaBackend {
     team: Arc<CudaTeam>,
     allocations: Vec<DevPtr>,
     graphs: Vec<CudaGraph>,
+    /// WHILE graphs (ids from `WHILE_BASE` on), built at the driver level.
     raw_graphs: Vec<(sys::CUgraph, sys::CUgraphExec)>,
-    /// Graph ids at or above this index are raw (WHILE) graphs.
+    /// The linked condition-setter module and its entry, once loaded.
     set_conditional: Option<(sys::CUmodule, sys::CUfunction)>,
 }
 
@@ -147,7 +148,14 @@ impl CudaBackend {
             .collect();
         let grid = threads.div_ceil(BLOCK).max(1);
         unsafe {
-            result::launch_kernel(f, (grid, 1, 1), (BLOCK, 1, 1), 0, self.cu_stream(), &mut params)
+            result::launch_kernel(
+                f,
+                (grid, 1, 1),
+                (BLOCK, 1, 1),
+                0,
+                self.cu_stream(),
+                &mut params,
+            )
         }
         .map_err(|e| dev_err("launching a kernel", e))
     }
@@ -160,7 +168,9 @@ impl CudaBackend {
             return Ok(Ok(f));
         }
         let Some(lib) = find_cudadevrt() else {
-            return Ok(Err("libcudadevrt.a not found (set EAGLE_CUDADEVRT to its path)".into()));
+            return Ok(Err(
+                "libcudadevrt.a not found (set EAGLE_CUDADEVRT to its path)".into(),
+            ));
         };
         unsafe {
             let mut state: sys::CUlinkState = std::ptr::null_mut();
@@ -241,8 +251,7 @@ impl Backend for CudaBackend {
         let p = unsafe { result::malloc_sync(bytes.max(1)) }
             .map_err(|e| dev_err(&format!("allocating {bytes} B"), e))?;
         self.allocations.push(p);
-        unsafe { result::memset_d8_sync(p, 0, bytes.max(1)) }
-            .map_err(|e| dev_err("zeroing", e))?;
+        unsafe { result::memset_d8_sync(p, 0, bytes.max(1)) }.map_err(|e| dev_err("zeroing", e))?;
         Ok(p)
     }
     fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
@@ -348,9 +357,8 @@ impl Backend for CudaBackend {
             )
             .result()
             .map_err(|e| dev_err("capturing the WHILE body", e))?;
-            let recorded = body(self).and_then(|_| {
-                self.launch_raw(set, 1, &[Arg::B8(handle), Arg::ptr(cond)])
-            });
+            let recorded = body(self)
+                .and_then(|_| self.launch_raw(set, 1, &[Arg::B8(handle), Arg::ptr(cond)]));
             let ended = result::stream::end_capture(self.cu_stream());
             recorded?;
             ended.map_err(|e| dev_err("ending the WHILE body capture", e))?;

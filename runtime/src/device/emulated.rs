@@ -163,7 +163,14 @@ where
                             );
                         } else {
                             dev::step_thread::<K>(
-                                i, u(0), u(1), &ins, &params, &muts, term, active,
+                                i,
+                                u(0),
+                                u(1),
+                                &ins,
+                                &params,
+                                &muts,
+                                term,
+                                active,
                             );
                         }
                     }

@@ -129,6 +129,13 @@ impl CudaBackend {
     fn cu_stream(&self) -> sys::CUstream {
         self.team.stream.cu_stream()
     }
+    /// Makes the team's context current on the calling thread (a runner may move threads).
+    fn bind(&self) -> Result<(), Error> {
+        self.team
+            .ctx
+            .bind_to_thread()
+            .map_err(|e| dev_err("binding the context", e))
+    }
     fn launch_raw(&self, f: sys::CUfunction, threads: u32, args: &[Arg]) -> Result<(), Error> {
         let mut vals: Vec<u64> = args.iter().map(|a| a.as_u64()).collect();
         let mut b4: Vec<u32> = args
@@ -223,6 +230,9 @@ impl CudaBackend {
     }
 }
 
+// Raw driver handles owned by this backend; the context is bound before each use.
+unsafe impl Send for CudaBackend {}
+
 impl Drop for CudaBackend {
     fn drop(&mut self) {
         let _ = self.team.stream.synchronize();
@@ -248,6 +258,7 @@ impl Drop for CudaBackend {
 
 impl Backend for CudaBackend {
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error> {
+        self.bind()?;
         let p = unsafe { result::malloc_sync(bytes.max(1)) }
             .map_err(|e| dev_err(&format!("allocating {bytes} B"), e))?;
         self.allocations.push(p);
@@ -255,6 +266,7 @@ impl Backend for CudaBackend {
         Ok(p)
     }
     fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
+        self.bind()?;
         unsafe { result::memcpy_htod_async(dst, src, self.cu_stream()) }
             .map_err(|e| dev_err("host-to-device copy", e))?;
         self.team
@@ -263,6 +275,7 @@ impl Backend for CudaBackend {
             .map_err(|e| dev_err("synchronizing", e))
     }
     fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
+        self.bind()?;
         unsafe { result::memcpy_dtoh_async(dst, src, self.cu_stream()) }
             .map_err(|e| dev_err("device-to-host copy", e))?;
         self.team
@@ -369,6 +382,7 @@ impl Backend for CudaBackend {
         }
     }
     fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
+        self.bind()?;
         if graph >= WHILE_BASE {
             let (_, exec) = self.raw_graphs[graph - WHILE_BASE];
             unsafe { result::graph::launch(exec, self.cu_stream()) }

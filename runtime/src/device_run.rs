@@ -111,7 +111,7 @@ impl<B: Backend> Session<B> {
     }
 
     /// The one device-to-host copy: results and terminated flags into the caller's planes.
-    pub fn to_host<R: HostReal>(
+    pub fn copy_home<R: HostReal>(
         &mut self,
         planes: &mut Bound<'_, R>,
         terminated: &mut [bool],
@@ -136,7 +136,7 @@ impl<B: Backend> Session<B> {
         planes: &mut Bound<'_, R>,
         terminated: &mut [bool],
     ) -> Result<(), Error> {
-        self.to_host(planes, terminated)?;
+        self.copy_home(planes, terminated)?;
         self.on_device = false;
         Ok(())
     }
@@ -435,8 +435,10 @@ impl<B: Backend> Session<B> {
         let mut hist = vec![0u8; listed * 4];
         self.be.download(self.history, &mut hist)?;
         report.active_by_launch.extend(
-            hist.chunks_exact(4)
-                .map(|c| u32::from_ne_bytes(c.try_into().expect("4 bytes")) as usize),
+            hist.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|c| u32::from_ne_bytes(*c) as usize),
         );
         if l > HISTORY {
             report.notes.push(format!(
@@ -455,7 +457,7 @@ impl<B: Backend> Session<B> {
 
 /// Runs the launch loop on a device. Starts from the device state left by the last run, or
 /// from the caller's planes when they are the current state; every sample starts not
-/// terminated. Leaves the results on the device (see [`Session::to_host`]).
+/// terminated. Leaves the results on the device (see [`Session::copy_home`]).
 pub(crate) fn run_device<K: Kernel, B: Backend>(
     s: &mut Session<B>,
     plan: &Plan,

@@ -168,7 +168,7 @@ where
     pub fn to_host(&mut self) -> Result<(), Error> {
         match &mut self.device {
             None => Ok(()),
-            Some(d) => with_session!(d, s => s.to_host(&mut self.planes, &mut self.terminated)),
+            Some(d) => with_session!(d, s => s.copy_home(&mut self.planes, &mut self.terminated)),
         }
     }
 

@@ -29,6 +29,25 @@ pub use hawk;
 pub use hawk_host;
 
 pub mod card;
+
+/// Deploys `kernel` on the best team: a CUDA GPU (with the embedded [`ptx::PTX`]) when a
+/// driver and a GPU are present, else the host team.
+pub fn deploy<K: hawk::Kernel>(kernel: K) -> Result<Deployed<K>, Error>
+where
+    K::Real: hawk_host::HostReal,
+{
+    deploy_on(kernel, TeamChoice::Best)
+}
+
+/// Deploys `kernel` on the team chosen, with the embedded [`ptx::PTX`] for the device.
+/// `TeamChoice::Device` without a usable GPU is [`Error::DeviceUnavailable`].
+pub fn deploy_on<K: hawk::Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
+where
+    K::Real: hawk_host::HostReal,
+{
+    deploy_on_with_module(kernel, choice, ptx::PTX)
+}
+
 pub mod figure;
 
 /// The built-in kernels compiled to PTX by `build.rs`.

@@ -6,7 +6,7 @@
 use clap::Parser;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
-use eagle::{HostConfig, Options, TeamChoice};
+use eagle::{Arm, Compaction, DeviceCompaction, HostConfig, Options, TeamChoice};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,6 +33,18 @@ struct Args {
     /// Host samples per SIMD group (1, 2, 4, 8, 16 or 32; default: by instruction set).
     #[arg(long)]
     lanes: Option<usize>,
+    /// Device arm: simulate, graph or graph_while.
+    #[arg(long, default_value = "simulate")]
+    arm: String,
+    /// Compaction policy: auto, always or off.
+    #[arg(long, default_value = "auto")]
+    compaction: String,
+    /// Device compaction strategy: index_list or gather.
+    #[arg(long, default_value = "index_list")]
+    strategy: String,
+    /// Runs of the same runner (later runs replay graphs: build 0).
+    #[arg(long, default_value_t = 1)]
+    runs: u32,
     /// Where to write the build / run / transfer figure (SVG).
     #[arg(long, default_value = "target/profile-your-run.svg")]
     figure: PathBuf,
@@ -60,7 +72,29 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "best" => TeamChoice::Best,
         "host" => TeamChoice::Host(host),
         "device" => TeamChoice::Device,
-        other => return Err(format!("unknown team `{other}` (use best, host or device)").into()),
+        "emulated" => TeamChoice::EmulatedDevice,
+        other => {
+            return Err(
+                format!("unknown team `{other}` (use best, host, device or emulated)").into(),
+            );
+        }
+    };
+    let arm = match args.arm.as_str() {
+        "simulate" => Arm::Simulate,
+        "graph" => Arm::Graph,
+        "graph_while" => Arm::GraphWhile,
+        other => return Err(format!("unknown arm `{other}`").into()),
+    };
+    let compaction = match args.compaction.as_str() {
+        "auto" => Compaction::Auto,
+        "always" => Compaction::Always,
+        "off" => Compaction::Off,
+        other => return Err(format!("unknown compaction `{other}`").into()),
+    };
+    let strategy = match args.strategy.as_str() {
+        "index_list" => DeviceCompaction::IndexList,
+        "gather" => DeviceCompaction::Gather,
+        other => return Err(format!("unknown strategy `{other}`").into()),
     };
     let steps = match args.steps.as_str() {
         "auto" => Steps::Auto,
@@ -88,11 +122,24 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         v: &mut v,
         t: &mut t,
     };
-    let options = Options::new(args.max_steps).steps(steps);
+    let options = Options::new(args.max_steps)
+        .steps(steps)
+        .arm(arm)
+        .compaction(compaction)
+        .device_compaction(strategy);
     let mut runner = eagle::until_done_with(&deployed, options, planes)?;
 
-    let t0 = Instant::now();
-    let report = runner.run()?;
+    let mut t0 = Instant::now();
+    let mut report = runner.run()?;
+    for _ in 1..args.runs.max(1) {
+        println!(
+            "earlier run: build: {:.2} ms, run: {:.2} ms",
+            report.build_s * 1e3,
+            (t0.elapsed().as_secs_f64() - report.build_s).max(0.0) * 1e3
+        );
+        t0 = Instant::now();
+        report = runner.run()?;
+    }
     let t1 = Instant::now();
     runner.to_host()?; // the only step that moves data home
     let t2 = Instant::now();
@@ -107,6 +154,19 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         transfer_s * 1e3
     );
     println!("{report}");
+    if team == "device" {
+        println!(
+            "arm: {}, compaction: {} ({} compactions), graphs built: {}, replays: {}",
+            report.arm,
+            report.compaction_strategy,
+            report.compactions,
+            report.graphs_built,
+            report.graph_replays
+        );
+    }
+    for note in &report.notes {
+        println!("note: {note}");
+    }
 
     if let Some(dir) = args.figure.parent() {
         std::fs::create_dir_all(dir)?;

@@ -67,6 +67,22 @@ fn embedded_ptx_assembles_for_sm_90_without_spills() {
         ptx.contains(".entry hawk_oscillator("),
         "oscillator entry missing"
     );
+    for entry in [
+        "hawk_oscillator_indexed",
+        "hawk_count_chunks",
+        "hawk_scan_counts",
+        "hawk_write_chunks",
+        "hawk_gather_b8",
+        "hawk_scatter_b8",
+        "hawk_gather_b1",
+        "hawk_scatter_b1",
+        "hawk_while_condition",
+    ] {
+        assert!(
+            ptx.contains(&format!(".entry {entry}(")),
+            "{entry} entry missing"
+        );
+    }
     assert!(ptx.contains(&format!(".target {}", eagle::ptx::ARCH)));
     let ptxas = find_ptxas().expect(
         "ptxas not found: run scripts/setup.sh (pip installs nvidia-cuda-nvcc-cu12 into .venv) \

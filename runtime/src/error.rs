@@ -92,6 +92,9 @@ pub enum Error {
     /// The host team could not be set up.
     #[error("host team: {0}")]
     Host(#[from] HostError),
+    /// The device failed (a driver call, a launch, an allocation).
+    #[error("device: {0}")]
+    Device(String),
     /// The device team was asked for but cannot be used.
     #[error("device team unavailable: {0}")]
     DeviceUnavailable(String),

@@ -27,6 +27,7 @@ where
     let mut report = RunReport {
         samples: p.n,
         team: "host",
+        arm: "host",
         ..RunReport::default()
     };
     if let Some(j) = plan.reorder_key {

@@ -11,6 +11,8 @@
 //!   leaves them fully updated.
 //! - A sample never changes after the step that set its `terminated` flag.
 
+mod device;
+mod device_run;
 mod error;
 mod host_run;
 mod options;
@@ -19,10 +21,16 @@ mod report;
 mod runner;
 mod team;
 
+pub use device::cuda::CudaTeam;
+pub use device::{DeviceProps, DeviceTeam, device_props};
 pub use error::Error;
 pub use hawk_host::{HostConfig, Isa};
-pub use options::{AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Compaction, Options, Reorder};
+pub use options::{
+    AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options, Reorder,
+};
 pub use planes::PlaneSet;
 pub use report::RunReport;
 pub use runner::{Runner, until_done, until_done_with};
-pub use team::{Deployed, Team, TeamChoice, deploy, deploy_on, device_unavailable_reason};
+pub use team::{
+    Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module, device_unavailable_reason,
+};

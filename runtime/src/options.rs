@@ -36,6 +36,55 @@ pub enum Reorder {
     ByPlane(String),
 }
 
+/// How the device team drives its launches (the host team ignores it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Arm {
+    /// A host-driven loop: one launch at a time, the active count read back after each.
+    #[default]
+    Simulate,
+    /// Each launch (zero the counter, step) captured once as a graph and replayed; capture
+    /// and instantiate time is `build_s`, a later `run()` with the same shapes replays.
+    Graph,
+    /// The whole until-done loop as one graph with a conditional WHILE node whose condition
+    /// the device sets after each launch: no host round trip per launch. Compaction does not
+    /// happen inside the loop. Falls back to `Graph` (with a note in the report) where the
+    /// device cannot build WHILE nodes (driver older than CUDA 12.3, no `libcudadevrt`).
+    GraphWhile,
+}
+
+impl Arm {
+    /// `"simulate"`, `"graph"` or `"graph_while"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm::Simulate => "simulate",
+            Arm::Graph => "graph",
+            Arm::GraphWhile => "graph_while",
+        }
+    }
+}
+
+/// How the device team compacts finished samples away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeviceCompaction {
+    /// An index list of active samples (prefix sum on the device); later launches use the
+    /// indexed entry `hawk_<name>_indexed` over the full planes (default).
+    #[default]
+    IndexList,
+    /// Active samples gathered into dense planes; launches run over those; everything is
+    /// scattered back to the caller's order at the end of the run.
+    Gather,
+}
+
+impl DeviceCompaction {
+    /// `"index_list"` or `"gather"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceCompaction::IndexList => "index_list",
+            DeviceCompaction::Gather => "gather",
+        }
+    }
+}
+
 /// Settings of an until-done run. `Options::new(max_steps)` gives the seed's defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -47,6 +96,11 @@ pub struct Options {
     pub compaction: Compaction,
     /// Reorder policy.
     pub reorder: Reorder,
+    /// Device arm (default `Simulate`, the seed's host-driven loop; choose `Graph` or
+    /// `GraphWhile` to cut launch overhead on a GPU).
+    pub arm: Arm,
+    /// Device compaction strategy.
+    pub device_compaction: DeviceCompaction,
 }
 
 impl Options {
@@ -57,6 +111,8 @@ impl Options {
             steps: None,
             compaction: Compaction::default(),
             reorder: Reorder::default(),
+            arm: Arm::default(),
+            device_compaction: DeviceCompaction::default(),
         }
     }
     /// Sets a fixed number of steps per launch (or `Steps::Auto`).
@@ -72,6 +128,17 @@ impl Options {
     /// Sets the reorder policy.
     pub fn reorder(mut self, r: Reorder) -> Self {
         self.reorder = r;
+        self
+    }
+
+    /// Sets the device arm.
+    pub fn arm(mut self, a: Arm) -> Self {
+        self.arm = a;
+        self
+    }
+    /// Sets the device compaction strategy.
+    pub fn device_compaction(mut self, c: DeviceCompaction) -> Self {
+        self.device_compaction = c;
         self
     }
 
@@ -109,6 +176,10 @@ pub(crate) struct Plan {
     pub compaction: Compaction,
     /// Index of the reorder key among the per-sample planes, if any.
     pub reorder_key: Option<usize>,
+    /// Device arm.
+    pub arm: Arm,
+    /// Device compaction strategy.
+    pub device_compaction: DeviceCompaction,
 }
 
 impl Plan {

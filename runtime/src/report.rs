@@ -34,6 +34,17 @@ pub struct RunReport {
     pub issued_bytes: u64,
     /// The team it ran on (`"host"` or `"device"`).
     pub team: &'static str,
+    /// The arm that ran (`"host"` on the host team; `"simulate"`, `"graph"` or
+    /// `"graph_while"` on the device).
+    pub arm: &'static str,
+    /// Device compaction strategy (`""` on the host team).
+    pub compaction_strategy: &'static str,
+    /// Graphs captured by this run (0 when every graph was replayed from an earlier run).
+    pub graphs_built: u64,
+    /// Graph replays in this run.
+    pub graph_replays: u64,
+    /// Notes on how the run deviated from what was asked (e.g. an arm's fallback).
+    pub notes: Vec<String>,
 }
 
 impl fmt::Display for RunReport {

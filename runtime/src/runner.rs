@@ -1,5 +1,9 @@
 //! `until_done` and its runner: the launch loop, compaction, reorder and the report.
 
+use crate::device::DeviceTeam;
+use crate::device::cuda::CudaBackend;
+use crate::device::emulated::EmulatedBackend;
+use crate::device_run::{Session, run_device};
 use crate::error::Error;
 use crate::host_run::run_host;
 use crate::options::{Options, Plan, Reorder};
@@ -11,14 +15,32 @@ use hawk_host::HostReal;
 
 /// Runs a deployed kernel until every sample is terminated or `max_steps` is reached.
 ///
-/// Holds the caller's planes for its lifetime; `run()` updates the mutable planes in place
-/// (on the host team) and `to_host()` brings them home (a no-op on the host team).
+/// Holds the caller's planes for its lifetime. On the host team `run()` updates the mutable
+/// planes in place (once, at the end) and `to_host()` is a no-op; on the device `run()`
+/// leaves the results on the device and `to_host()` is the one device-to-host copy.
 pub struct Runner<'a, K: Kernel> {
     deployed: Deployed<K>,
     options: Options,
     plan: Plan,
     planes: Bound<'a, K::Real>,
     terminated: Vec<bool>,
+    device: Option<DeviceSession>,
+}
+
+/// A runner's device state on one backend.
+enum DeviceSession {
+    Cuda(Session<CudaBackend>),
+    Emulated(Session<EmulatedBackend>),
+}
+
+/// Runs `$body` with `$s` bound to the session, whichever backend it has.
+macro_rules! with_session {
+    ($d:expr, $s:ident => $body:expr) => {
+        match $d {
+            DeviceSession::Cuda($s) => $body,
+            DeviceSession::Emulated($s) => $body,
+        }
+    };
 }
 
 /// A runner with the seed's defaults: `until_done(deploy(kernel)?, 10_000, planes)`.
@@ -75,6 +97,8 @@ where
         steps: options.steps.unwrap_or(K::STEPS),
         compaction: options.compaction,
         reorder_key,
+        arm: options.arm,
+        device_compaction: options.device_compaction,
     };
     let n = planes.n;
     Ok(Runner {
@@ -83,6 +107,7 @@ where
         plan,
         planes,
         terminated: vec![false; n],
+        device: None,
     })
 }
 
@@ -110,6 +135,22 @@ where
         &self.terminated
     }
 
+    /// A mutable plane for writing between runs (same shapes, new contents). On the device
+    /// it first brings the state home, and the next `run()` uploads the planes again.
+    pub fn plane_mut(&mut self, name: &str) -> Result<&mut [K::Real], Error> {
+        let j = K::PLANES
+            .iter()
+            .filter(|p| p.role == Role::Mut)
+            .position(|p| p.name == name)
+            .ok_or_else(|| Error::NoSuchPlane {
+                plane: name.to_owned(),
+            })?;
+        if let Some(d) = &mut self.device {
+            with_session!(d, s => s.release_to_host(&mut self.planes, &mut self.terminated))?;
+        }
+        Ok(&mut *self.planes.muts[j])
+    }
+
     /// A mutable plane's current contents (after `to_host` on the device team).
     pub fn plane(&self, name: &str) -> Result<&[K::Real], Error> {
         K::PLANES
@@ -125,13 +166,16 @@ where
     /// Brings the planes home. The host team's planes are already home, so this returns at
     /// once; on the device it is the one device-to-host copy.
     pub fn to_host(&mut self) -> Result<(), Error> {
-        match &self.deployed.team {
-            Team::Host(_) => Ok(()),
+        match &mut self.device {
+            None => Ok(()),
+            Some(d) => with_session!(d, s => s.copy_home(&mut self.planes, &mut self.terminated)),
         }
     }
 
     /// Runs from the planes' current contents (every sample starts not terminated) until all
-    /// samples terminate or `max_steps` steps. Results land in the caller's order.
+    /// samples terminate or `max_steps` steps. Results land in the caller's order: in the
+    /// caller's planes on the host team, on the device until `to_host()` on the device.
+    /// A second run continues from the first run's results (on either team).
     pub fn run(&mut self) -> Result<RunReport, Error> {
         match &self.deployed.team {
             Team::Host(team) => Ok(run_host::<K>(
@@ -140,6 +184,22 @@ where
                 &mut self.planes,
                 &mut self.terminated,
             )),
+            Team::Device(dev) => {
+                if self.device.is_none() {
+                    self.device = Some(match dev {
+                        DeviceTeam::Cuda(t) => DeviceSession::Cuda(Session::new(
+                            CudaBackend::new(t.clone())?,
+                            &self.planes,
+                        )?),
+                        DeviceTeam::Emulated => DeviceSession::Emulated(Session::new(
+                            EmulatedBackend::default(),
+                            &self.planes,
+                        )?),
+                    });
+                }
+                let d = self.device.as_mut().expect("made above");
+                with_session!(d, s => run_device::<K, _>(s, &self.plan, &self.planes))
+            }
         }
     }
 }

@@ -1,9 +1,12 @@
 //! Teams and `deploy`: binding a kernel to where it will run.
 
+use crate::device::DeviceTeam;
+use crate::device::cuda::{self, CudaTeam};
 use crate::error::Error;
 use hawk::Kernel;
 use hawk_host::{HostConfig, HostReal, HostTeam};
 use std::fmt;
+use std::sync::Arc;
 
 /// Which team to deploy on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -15,6 +18,9 @@ pub enum TeamChoice {
     Host(HostConfig),
     /// The device team (a CUDA GPU); an error when none is usable.
     Device,
+    /// The emulated device team: the device team's orchestration and the GPU entries'
+    /// bodies run on the CPU with real launch geometry. For tests; slow.
+    EmulatedDevice,
 }
 
 /// The team a kernel was deployed on.
@@ -22,6 +28,8 @@ pub enum TeamChoice {
 pub enum Team {
     /// CPU threads and SIMD lanes.
     Host(HostTeam),
+    /// A device: a CUDA GPU or the emulated device.
+    Device(DeviceTeam),
 }
 
 impl Team {
@@ -29,6 +37,7 @@ impl Team {
     pub fn name(&self) -> &'static str {
         match self {
             Team::Host(_) => "host",
+            Team::Device(_) => "device",
         }
     }
 }
@@ -41,6 +50,7 @@ impl fmt::Debug for Team {
                 .field("threads", &h.threads())
                 .field("isa", &h.isa())
                 .finish(),
+            Team::Device(d) => f.debug_tuple("Device").field(d).finish(),
         }
     }
 }
@@ -63,12 +73,14 @@ impl<K: Kernel> Deployed<K> {
     }
 }
 
-/// Why the device team cannot be used here, if it cannot.
-pub fn device_unavailable_reason() -> String {
-    "this build of eagle has no device team yet (CUDA support is not compiled in)".to_owned()
+/// Why the device team cannot be used here (no driver, no GPU), or `None` when it can.
+/// Never panics: the driver library is looked for before it is touched.
+pub fn device_unavailable_reason() -> Option<String> {
+    cuda::unavailable_reason()
 }
 
-/// Deploys `kernel` on the best team available (see [`TeamChoice::Best`]).
+/// Deploys `kernel` on the best team available (see [`TeamChoice::Best`]), without a PTX
+/// module (so on the host; `eagle::deploy` passes the embedded PTX).
 ///
 /// ```
 /// let deployed = eagle_runtime::deploy(hawk::builtin::Oscillator).unwrap();
@@ -81,15 +93,49 @@ where
     deploy_on(kernel, TeamChoice::Best)
 }
 
-/// Deploys `kernel` on the team chosen.
+/// Deploys `kernel` on the team chosen, without a PTX module (see
+/// [`deploy_on_with_module`]).
 pub fn deploy_on<K: Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
 where
     K::Real: HostReal,
 {
+    deploy_on_with_module(kernel, choice, None)
+}
+
+/// Deploys `kernel` on the team chosen; `ptx` is the module holding the kernel's GPU
+/// entries (the runtime knows no kernel, so its caller brings the PTX). `Best` takes a
+/// CUDA GPU when a driver, a GPU and a module are there, else the host team.
+pub fn deploy_on_with_module<K: Kernel>(
+    kernel: K,
+    choice: TeamChoice,
+    ptx: Option<&str>,
+) -> Result<Deployed<K>, Error>
+where
+    K::Real: HostReal,
+{
     let team = match choice {
-        TeamChoice::Best => Team::Host(HostTeam::new(&HostConfig::default())?),
+        TeamChoice::Best => match ptx {
+            Some(ptx) if cuda::unavailable_reason().is_none() => match CudaTeam::new(ptx) {
+                Ok(t) => Team::Device(DeviceTeam::Cuda(Arc::new(t))),
+                Err(_) => Team::Host(HostTeam::new(&HostConfig::default())?),
+            },
+            _ => Team::Host(HostTeam::new(&HostConfig::default())?),
+        },
         TeamChoice::Host(cfg) => Team::Host(HostTeam::new(&cfg)?),
-        TeamChoice::Device => return Err(Error::DeviceUnavailable(device_unavailable_reason())),
+        TeamChoice::Device => {
+            if let Some(r) = cuda::unavailable_reason() {
+                return Err(Error::DeviceUnavailable(r));
+            }
+            let ptx = ptx.ok_or_else(|| {
+                Error::DeviceUnavailable(
+                    "no PTX module was given (this build skipped the PTX build, or the \
+                     runtime was called without one: use eagle::deploy_on)"
+                        .into(),
+                )
+            })?;
+            Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(ptx)?)))
+        }
+        TeamChoice::EmulatedDevice => Team::Device(DeviceTeam::Emulated),
     };
     Ok(Deployed { kernel, team })
 }

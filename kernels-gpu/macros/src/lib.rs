@@ -295,9 +295,12 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             _ => quote!(#n: #real),
         }
     });
+    let ptr_args2 = ptr_args.clone();
     let ins_ptrs = of(Role::In).map(|a| &a.name);
     let par_vals = of(Role::Param).map(|a| &a.name);
     let mut_ptrs = of(Role::Mut).map(|a| &a.name);
+    let (ins_ptrs2, par_vals2, mut_ptrs2) = (ins_ptrs.clone(), par_vals.clone(), mut_ptrs.clone());
+    let entry_idx_id = format_ident!("{}_indexed", entry);
     let kdoc = format!("The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`.");
     let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
 
@@ -357,16 +360,32 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             terminated: *mut u8,
             active: *mut u32,
         ) {
-            let i = ::hawk::device::global_index();
-            if i < n as usize {
-                let live = unsafe {
-                    ::hawk::run_sample::<#kty>(
-                        i, k, &[#(#ins_ptrs),*], &[#(#par_vals),*], &[#(#mut_ptrs),*], terminated,
-                    )
-                };
-                if live {
-                    unsafe { ::hawk::device::count_one(active) };
-                }
+            unsafe {
+                ::hawk::device::step_thread::<#kty>(
+                    ::hawk::device::global_index(), n, k,
+                    &[#(#ins_ptrs),*], &[#(#par_vals),*], &[#(#mut_ptrs),*], terminated, active,
+                )
+            }
+        }
+
+        /// GPU entry point over an index list: thread `i < n_active` advances sample
+        /// `idx[i]` by up to `k` steps and counts it into `active` if still running.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "gpu-kernel" fn #entry_idx_id(
+            n_active: u32,
+            k: u32,
+            idx: *const u32,
+            #(#ptr_args2,)*
+            terminated: *mut u8,
+            active: *mut u32,
+        ) {
+            unsafe {
+                ::hawk::device::step_indexed_thread::<#kty>(
+                    ::hawk::device::global_index(), n_active, k, idx,
+                    &[#(#ins_ptrs2),*], &[#(#par_vals2),*], &[#(#mut_ptrs2),*], terminated, active,
+                )
             }
         }
     })

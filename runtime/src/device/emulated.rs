@@ -1,0 +1,273 @@
+//! The emulated device: device memory is host memory, a launch runs every thread of its
+//! grid (blocks of `BLOCK`) on the CPU in order, calling the same `hawk::device` bodies the
+//! GPU entries call, and a graph is the recorded launch sequence, replayed in order.
+
+use super::{Arg, BLOCK, Backend, DevPtr, Entry, GraphId};
+use crate::error::Error;
+use hawk::device as dev;
+use hawk::{Kernel, Role};
+use hawk_host::HostReal;
+
+/// One queued operation, as a graph records it.
+#[derive(Clone)]
+enum Op {
+    Zero(DevPtr, usize),
+    Launch {
+        run: fn(Entry, u32, &[Arg]),
+        entry: Entry,
+        threads: u32,
+        args: Vec<Arg>,
+    },
+}
+
+struct Graph {
+    ops: Vec<Op>,
+    /// For a WHILE graph: repeat the ops while the `u32` here is non-zero.
+    while_cond: Option<DevPtr>,
+}
+
+/// The emulated device's state for one runner: its memory, graphs and capture.
+#[derive(Default)]
+pub(crate) struct EmulatedBackend {
+    memory: Vec<Box<[u64]>>,
+    graphs: Vec<Graph>,
+    recording: Option<Vec<Op>>,
+}
+
+impl EmulatedBackend {
+    fn exec(op: &Op) {
+        match op {
+            Op::Zero(p, bytes) => unsafe { std::ptr::write_bytes(*p as *mut u8, 0, *bytes) },
+            Op::Launch {
+                run,
+                entry,
+                threads,
+                args,
+            } => run(*entry, *threads, args),
+        }
+    }
+    fn queue(&mut self, op: Op) {
+        match &mut self.recording {
+            Some(ops) => ops.push(op),
+            None => Self::exec(&op),
+        }
+    }
+}
+
+impl Backend for EmulatedBackend {
+    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error> {
+        let words = bytes.div_ceil(8).max(1);
+        let b = vec![0u64; words].into_boxed_slice();
+        let p = b.as_ptr() as DevPtr;
+        self.memory.push(b);
+        Ok(p)
+    }
+    fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
+        Ok(())
+    }
+    fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+    fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
+        self.queue(Op::Zero(dst, bytes));
+        Ok(())
+    }
+    fn launch<K: Kernel>(&mut self, entry: Entry, threads: u32, args: &[Arg]) -> Result<(), Error>
+    where
+        K::Real: HostReal,
+    {
+        self.queue(Op::Launch {
+            run: run_entry::<K>,
+            entry,
+            threads,
+            args: args.to_vec(),
+        });
+        Ok(())
+    }
+    fn begin_capture(&mut self) -> Result<(), Error> {
+        self.recording = Some(Vec::new());
+        Ok(())
+    }
+    fn end_capture(&mut self) -> Result<GraphId, Error> {
+        let ops = self.recording.take().unwrap_or_default();
+        self.graphs.push(Graph {
+            ops,
+            while_cond: None,
+        });
+        Ok(self.graphs.len() - 1)
+    }
+    fn while_graph<K: Kernel>(
+        &mut self,
+        cond: DevPtr,
+        body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
+    ) -> Result<Result<GraphId, String>, Error>
+    where
+        K::Real: HostReal,
+    {
+        self.begin_capture()?;
+        let recorded = body(self);
+        let g = self.end_capture()?;
+        recorded?;
+        self.graphs[g].while_cond = Some(cond);
+        Ok(Ok(g))
+    }
+    fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
+        let g = &self.graphs[graph];
+        loop {
+            for op in &g.ops {
+                Self::exec(op);
+            }
+            match g.while_cond {
+                Some(c) if unsafe { *(c as *const u32) } != 0 => continue,
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs one launch: every thread `b * BLOCK + t` of `ceil(threads / BLOCK)` blocks, each
+/// calling the entry's body exactly as the GPU entry does (bounds checks included).
+fn run_entry<K: Kernel>(entry: Entry, threads: u32, args: &[Arg])
+where
+    K::Real: HostReal,
+{
+    let grid = threads.div_ceil(BLOCK).max(1);
+    let a = |j: usize| args[j].as_u64();
+    let u = |j: usize| a(j) as u32;
+    for b in 0..grid {
+        for t in 0..BLOCK {
+            let i = (b * BLOCK + t) as usize;
+            unsafe {
+                match entry {
+                    Entry::Step | Entry::StepIndexed => {
+                        let indexed = entry == Entry::StepIndexed;
+                        let first = if indexed { 3 } else { 2 };
+                        let (ins, params, muts) = split_planes::<K>(&args[first..]);
+                        let np = K::PLANES.len();
+                        let term = a(first + np) as *mut u8;
+                        let active = a(first + np + 1) as *mut u32;
+                        if indexed {
+                            dev::step_indexed_thread::<K>(
+                                i,
+                                u(0),
+                                u(1),
+                                a(2) as *const u32,
+                                &ins,
+                                &params,
+                                &muts,
+                                term,
+                                active,
+                            );
+                        } else {
+                            dev::step_thread::<K>(
+                                i,
+                                u(0),
+                                u(1),
+                                &ins,
+                                &params,
+                                &muts,
+                                term,
+                                active,
+                            );
+                        }
+                    }
+                    Entry::CountChunks => dev::count_chunk(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u8,
+                        a(3) as *mut u32,
+                    ),
+                    Entry::ScanCounts if i == 0 => {
+                        dev::scan_counts(u(0), a(1) as *mut u32, a(2) as *mut u32)
+                    }
+                    Entry::ScanCounts => {}
+                    Entry::WriteChunks => dev::write_chunk(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u8,
+                        a(3) as *const u32,
+                        a(4) as *mut u32,
+                    ),
+                    Entry::Gather(8) => dev::gather(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u64,
+                        a(3) as *mut u64,
+                    ),
+                    Entry::Gather(4) => dev::gather(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u32,
+                        a(3) as *mut u32,
+                    ),
+                    Entry::Gather(_) => dev::gather(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u8,
+                        a(3) as *mut u8,
+                    ),
+                    Entry::Scatter(8) => dev::scatter(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u64,
+                        a(3) as *mut u64,
+                    ),
+                    Entry::Scatter(4) => dev::scatter(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u32,
+                        a(3) as *mut u32,
+                    ),
+                    Entry::Scatter(_) => dev::scatter(
+                        i,
+                        u(0),
+                        a(1) as *const u32,
+                        a(2) as *const u8,
+                        a(3) as *mut u8,
+                    ),
+                    Entry::WhileCondition if i == 0 => dev::while_condition(
+                        a(0) as *const u32,
+                        a(1) as *mut u32,
+                        u(2),
+                        a(3) as *mut u32,
+                        u(4),
+                        a(5) as *mut u32,
+                    ),
+                    Entry::WhileCondition => {}
+                }
+            }
+        }
+    }
+}
+
+/// Plane arguments (declaration order) back into the entry's pointer and value arrays.
+#[allow(clippy::type_complexity)]
+fn split_planes<K: Kernel>(args: &[Arg]) -> (Vec<*const K::Real>, Vec<K::Real>, Vec<*mut K::Real>)
+where
+    K::Real: HostReal,
+{
+    let (mut ins, mut params, mut muts) = (Vec::new(), Vec::new(), Vec::new());
+    for (spec, arg) in K::PLANES.iter().zip(args) {
+        match spec.role {
+            Role::In => ins.push(arg.as_u64() as *const K::Real),
+            Role::Mut => muts.push(arg.as_u64() as *mut K::Real),
+            Role::Param => params.push(unsafe {
+                match *arg {
+                    Arg::B8(v) => std::mem::transmute_copy::<u64, K::Real>(&v),
+                    Arg::B4(v) => std::mem::transmute_copy::<u32, K::Real>(&v),
+                }
+            }),
+        }
+    }
+    (ins, params, muts)
+}

@@ -1,0 +1,562 @@
+//! The device team's orchestration, written once against [`Backend`]: upload, the launch
+//! loop (k steps per launch, the active count read back once per launch), the three arms,
+//! compaction (index list or gather/scatter), reorder, and `to_host`.
+//!
+//! Results stay on the device after `run()`; `to_host()` is the one device-to-host copy of
+//! the results into the caller's planes.
+
+use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
+use crate::error::Error;
+use crate::options::{Arm, DeviceCompaction, Plan};
+use crate::planes::Bound;
+use crate::report::RunReport;
+use hawk::device::CHUNK;
+use hawk::{Kernel, Real, Role};
+use hawk_host::HostReal;
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// Active counts kept per WHILE-loop graph replay (later launches are counted, not listed).
+const HISTORY: u32 = 1 << 16;
+
+/// Where the active samples live and how a launch reaches them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Layout {
+    /// Every sample, in the caller's order, in the full ("home") planes.
+    Home,
+    /// The samples listed at this index list, in the home planes (indexed entry).
+    Indexed(DevPtr),
+    /// Dense planes holding the samples listed at this index list, in its order.
+    Dense(DevPtr),
+}
+
+/// What makes a captured graph reusable: same layout, slots, k and loop length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct GraphKey {
+    layout: Layout,
+    slots: u32,
+    k: u32,
+    /// 0 for one launch; the launch cap for a WHILE graph.
+    while_launches: u32,
+}
+
+/// Device buffers and graphs of one runner; lives as long as the runner.
+pub(crate) struct Session<B: Backend> {
+    be: B,
+    n: u32,
+    ins: Vec<DevPtr>,
+    muts: Vec<DevPtr>,
+    term: DevPtr,
+    dense: Option<(Vec<DevPtr>, Vec<DevPtr>, DevPtr)>,
+    ids: [DevPtr; 2],
+    counts: DevPtr,
+    total: DevPtr,
+    active: DevPtr,
+    launches: DevPtr,
+    history: DevPtr,
+    cond: DevPtr,
+    graphs: HashMap<GraphKey, GraphId>,
+    /// The device holds the current state (the caller's planes may be stale).
+    on_device: bool,
+}
+
+fn bytes_of<R>(s: &[R]) -> &[u8] {
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
+}
+
+fn bytes_of_mut<R>(s: &mut [R]) -> &mut [u8] {
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
+}
+
+impl<B: Backend> Session<B> {
+    /// Allocates the device buffers and uploads the read-only planes.
+    pub fn new<R: HostReal>(mut be: B, planes: &Bound<'_, R>) -> Result<Self, Error> {
+        let n = u32::try_from(planes.n).map_err(|_| {
+            Error::Device(format!(
+                "{} samples is more than the device team's limit of {}",
+                planes.n,
+                u32::MAX
+            ))
+        })?;
+        let bytes = planes.n * R::BYTES;
+        let mut ins = Vec::new();
+        for d in &planes.ins {
+            let p = be.alloc(bytes)?;
+            be.upload(p, bytes_of(d))?;
+            ins.push(p);
+        }
+        let muts = (0..planes.muts.len())
+            .map(|_| be.alloc(bytes))
+            .collect::<Result<Vec<_>, _>>()?;
+        let term = be.alloc(planes.n)?;
+        let ids = [be.alloc(planes.n * 4)?, be.alloc(planes.n * 4)?];
+        let n_chunks = planes.n.div_ceil(CHUNK as usize);
+        Ok(Session {
+            counts: be.alloc(n_chunks * 4)?,
+            total: be.alloc(4)?,
+            active: be.alloc(4)?,
+            launches: be.alloc(4)?,
+            history: be.alloc(HISTORY as usize * 4)?,
+            cond: be.alloc(4)?,
+            be,
+            n,
+            ins,
+            muts,
+            term,
+            dense: None,
+            ids,
+            graphs: HashMap::new(),
+            on_device: false,
+        })
+    }
+
+    /// The one device-to-host copy: results and terminated flags into the caller's planes.
+    pub fn copy_home<R: HostReal>(
+        &mut self,
+        planes: &mut Bound<'_, R>,
+        terminated: &mut [bool],
+    ) -> Result<(), Error> {
+        if !self.on_device {
+            return Ok(());
+        }
+        for (dst, &src) in planes.muts.iter_mut().zip(&self.muts) {
+            self.be.download(src, bytes_of_mut(dst))?;
+        }
+        let mut t = vec![0u8; self.n as usize];
+        self.be.download(self.term, &mut t)?;
+        for (d, s) in terminated.iter_mut().zip(t) {
+            *d = s != 0;
+        }
+        Ok(())
+    }
+
+    /// Brings the state home and makes the caller's planes the source of the next run.
+    pub fn release_to_host<R: HostReal>(
+        &mut self,
+        planes: &mut Bound<'_, R>,
+        terminated: &mut [bool],
+    ) -> Result<(), Error> {
+        self.copy_home(planes, terminated)?;
+        self.on_device = false;
+        Ok(())
+    }
+
+    fn read_u32(&mut self, p: DevPtr) -> Result<u32, Error> {
+        let mut b = [0u8; 4];
+        self.be.download(p, &mut b)?;
+        Ok(u32::from_ne_bytes(b))
+    }
+
+    fn dense_buffers<R: HostReal>(&mut self) -> Result<(Vec<DevPtr>, Vec<DevPtr>, DevPtr), Error> {
+        if self.dense.is_none() {
+            let bytes = self.n as usize * R::BYTES;
+            let ins = (0..self.ins.len())
+                .map(|_| self.be.alloc(bytes))
+                .collect::<Result<Vec<_>, _>>()?;
+            let muts = (0..self.muts.len())
+                .map(|_| self.be.alloc(bytes))
+                .collect::<Result<Vec<_>, _>>()?;
+            let term = self.be.alloc(self.n as usize)?;
+            self.dense = Some((ins, muts, term));
+        }
+        Ok(self.dense.clone().expect("allocated above"))
+    }
+
+    /// Arguments of a step launch over `slots` slots of `layout`.
+    fn step_args<K: Kernel>(
+        &self,
+        layout: Layout,
+        slots: u32,
+        k: u32,
+        params: &[K::Real],
+    ) -> (Entry, Vec<Arg>)
+    where
+        K::Real: HostReal,
+    {
+        let (entry, ins, muts, term) = match layout {
+            Layout::Home => (Entry::Step, &self.ins, &self.muts, self.term),
+            Layout::Indexed(_) => (Entry::StepIndexed, &self.ins, &self.muts, self.term),
+            Layout::Dense(_) => {
+                let d = self
+                    .dense
+                    .as_ref()
+                    .expect("dense planes exist in a dense layout");
+                (Entry::Step, &d.0, &d.1, d.2)
+            }
+        };
+        let mut args = vec![Arg::B4(slots), Arg::B4(k)];
+        if let Layout::Indexed(ids) = layout {
+            args.push(Arg::ptr(ids));
+        }
+        let (mut i, mut p, mut m) = (0, 0, 0);
+        for spec in K::PLANES {
+            match spec.role {
+                Role::In => {
+                    args.push(Arg::ptr(ins[i]));
+                    i += 1;
+                }
+                Role::Param => {
+                    args.push(Arg::real(params[p]));
+                    p += 1;
+                }
+                Role::Mut => {
+                    args.push(Arg::ptr(muts[m]));
+                    m += 1;
+                }
+            }
+        }
+        args.push(Arg::ptr(term));
+        args.push(Arg::ptr(self.active));
+        (entry, args)
+    }
+
+    /// Queues one launch: zero the active counter, step every slot up to `k` steps.
+    fn queue_launch<K: Kernel>(
+        &mut self,
+        layout: Layout,
+        slots: u32,
+        k: u32,
+        params: &[K::Real],
+    ) -> Result<(), Error>
+    where
+        K::Real: HostReal,
+    {
+        let (entry, args) = self.step_args::<K>(layout, slots, k, params);
+        self.be.zero(self.active, 4)?;
+        self.be.launch::<K>(entry, slots, &args)
+    }
+
+    /// Runs `f` on plane pairs (home, dense) with each plane's element width.
+    fn move_planes<K: Kernel>(
+        &mut self,
+        entry: fn(u8) -> Entry,
+        with_ins: bool,
+        slots: u32,
+        ids: DevPtr,
+    ) -> Result<(), Error>
+    where
+        K::Real: HostReal,
+    {
+        let (d_ins, d_muts, d_term) = self.dense_buffers::<K::Real>()?;
+        let w = K::Real::BYTES as u8;
+        let mut pairs: Vec<(DevPtr, DevPtr, u8)> = Vec::new();
+        if with_ins {
+            pairs.extend(self.ins.iter().zip(&d_ins).map(|(&h, &d)| (h, d, w)));
+        }
+        pairs.extend(self.muts.iter().zip(&d_muts).map(|(&h, &d)| (h, d, w)));
+        pairs.push((self.term, d_term, 1));
+        for (home, dense, w) in pairs {
+            let e = entry(w);
+            let (src, dst) = if matches!(e, Entry::Gather(_)) {
+                (home, dense)
+            } else {
+                (dense, home)
+            };
+            self.be.launch::<K>(
+                e,
+                slots,
+                &[Arg::B4(slots), Arg::ptr(ids), Arg::ptr(src), Arg::ptr(dst)],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Device compaction: the active samples among `slots` slots of `layout` become a new
+    /// index list (prefix sum over chunks, order kept) and, for `Gather`, dense planes.
+    fn compact<K: Kernel>(
+        &mut self,
+        layout: Layout,
+        slots: u32,
+        strategy: DeviceCompaction,
+    ) -> Result<Layout, Error>
+    where
+        K::Real: HostReal,
+    {
+        let ids = match layout {
+            Layout::Home => 0,
+            Layout::Indexed(p) => p,
+            Layout::Dense(p) => {
+                self.move_planes::<K>(Entry::Scatter, false, slots, p)?;
+                p
+            }
+        };
+        let out = if ids == self.ids[0] {
+            self.ids[1]
+        } else {
+            self.ids[0]
+        };
+        let n_chunks = slots.div_ceil(CHUNK);
+        let (term, counts) = (self.term, self.counts);
+        self.be.launch::<K>(
+            Entry::CountChunks,
+            n_chunks,
+            &[
+                Arg::B4(slots),
+                Arg::ptr(ids),
+                Arg::ptr(term),
+                Arg::ptr(counts),
+            ],
+        )?;
+        self.be.launch::<K>(
+            Entry::ScanCounts,
+            1,
+            &[Arg::B4(n_chunks), Arg::ptr(counts), Arg::ptr(self.total)],
+        )?;
+        self.be.launch::<K>(
+            Entry::WriteChunks,
+            n_chunks,
+            &[
+                Arg::B4(slots),
+                Arg::ptr(ids),
+                Arg::ptr(term),
+                Arg::ptr(counts),
+                Arg::ptr(out),
+            ],
+        )?;
+        let kept = self.read_u32(self.total)?;
+        match strategy {
+            DeviceCompaction::IndexList => Ok(Layout::Indexed(out)),
+            DeviceCompaction::Gather => {
+                self.move_planes::<K>(Entry::Gather, true, kept, out)?;
+                Ok(Layout::Dense(out))
+            }
+        }
+    }
+
+    /// One launch of `k` steps by the arm (direct or graph replay); returns the active count.
+    fn launch_once<K: Kernel>(
+        &mut self,
+        arm: Arm,
+        layout: Layout,
+        slots: u32,
+        k: u32,
+        params: &[K::Real],
+        report: &mut RunReport,
+    ) -> Result<u32, Error>
+    where
+        K::Real: HostReal,
+    {
+        if arm == Arm::Simulate {
+            self.queue_launch::<K>(layout, slots, k, params)?;
+        } else {
+            let key = GraphKey {
+                layout,
+                slots,
+                k,
+                while_launches: 0,
+            };
+            let g = match self.graphs.get(&key) {
+                Some(&g) => g,
+                None => {
+                    let t = Instant::now();
+                    self.be.begin_capture()?;
+                    let queued = self.queue_launch::<K>(layout, slots, k, params);
+                    let g = self.be.end_capture();
+                    queued?;
+                    let g = g?;
+                    report.build_s += t.elapsed().as_secs_f64();
+                    report.graphs_built += 1;
+                    self.graphs.insert(key, g);
+                    g
+                }
+            };
+            self.be.replay(g)?;
+            report.graph_replays += 1;
+        }
+        self.read_u32(self.active)
+    }
+
+    /// The whole loop as one WHILE graph of full-k launches (at most `max_launches`).
+    /// Returns `Ok(None)` (with a note) when the device cannot build it.
+    #[allow(clippy::too_many_arguments)]
+    fn while_loop<K: Kernel>(
+        &mut self,
+        layout: Layout,
+        slots: u32,
+        k: u32,
+        max_launches: u32,
+        params: &[K::Real],
+        report: &mut RunReport,
+    ) -> Result<Option<u32>, Error>
+    where
+        K::Real: HostReal,
+    {
+        let key = GraphKey {
+            layout,
+            slots,
+            k,
+            while_launches: max_launches,
+        };
+        let g = match self.graphs.get(&key) {
+            Some(&g) => g,
+            None => {
+                let t = Instant::now();
+                let (active, launches, history, cond) =
+                    (self.active, self.launches, self.history, self.cond);
+                let (entry, args) = self.step_args::<K>(layout, slots, k, params);
+                let built = self.be.while_graph::<K>(cond, &mut |be: &mut B| {
+                    be.zero(active, 4)?;
+                    be.launch::<K>(entry, slots, &args)?;
+                    be.launch::<K>(
+                        Entry::WhileCondition,
+                        1,
+                        &[
+                            Arg::ptr(active),
+                            Arg::ptr(launches),
+                            Arg::B4(max_launches),
+                            Arg::ptr(history),
+                            Arg::B4(HISTORY),
+                            Arg::ptr(cond),
+                        ],
+                    )
+                })?;
+                match built {
+                    Ok(g) => {
+                        report.build_s += t.elapsed().as_secs_f64();
+                        report.graphs_built += 1;
+                        self.graphs.insert(key, g);
+                        g
+                    }
+                    Err(reason) => {
+                        report
+                            .notes
+                            .push(format!("graph_while fell back to graph: {reason}"));
+                        return Ok(None);
+                    }
+                }
+            }
+        };
+        self.be.upload(self.launches, &0u32.to_ne_bytes())?;
+        self.be.upload(self.cond, &1u32.to_ne_bytes())?;
+        self.be.replay(g)?;
+        report.graph_replays += 1;
+        let l = self.read_u32(self.launches)?;
+        let listed = l.min(HISTORY) as usize;
+        let mut hist = vec![0u8; listed * 4];
+        self.be.download(self.history, &mut hist)?;
+        report.active_by_launch.extend(
+            hist.as_chunks::<4>()
+                .0
+                .iter()
+                .map(|c| u32::from_ne_bytes(*c) as usize),
+        );
+        if l > HISTORY {
+            report.notes.push(format!(
+                "active_by_launch lists the first {HISTORY} of {l} launches of the WHILE loop"
+            ));
+        }
+        report
+            .slots_by_launch
+            .extend(std::iter::repeat_n(slots as usize, l as usize));
+        report.launches += u64::from(l);
+        report.steps += u64::from(l) * u64::from(k);
+        *report.launches_by_k.entry(k).or_default() += u64::from(l);
+        Ok(Some(self.read_u32(self.active)?))
+    }
+}
+
+/// Runs the launch loop on a device. Starts from the device state left by the last run, or
+/// from the caller's planes when they are the current state; every sample starts not
+/// terminated. Leaves the results on the device (see [`Session::copy_home`]).
+pub(crate) fn run_device<K: Kernel, B: Backend>(
+    s: &mut Session<B>,
+    plan: &Plan,
+    planes: &Bound<'_, K::Real>,
+) -> Result<RunReport, Error>
+where
+    K::Real: HostReal,
+{
+    if !s.on_device {
+        for (j, src) in planes.muts.iter().enumerate() {
+            let dst = s.muts[j];
+            s.be.upload(dst, bytes_of(src))?;
+        }
+    }
+    s.on_device = true;
+    s.be.zero(s.term, s.n as usize)?;
+    let params = planes.params.clone();
+    let mut report = RunReport {
+        samples: planes.n,
+        team: "device",
+        arm: plan.arm.name(),
+        compaction_strategy: plan.device_compaction.name(),
+        ..RunReport::default()
+    };
+    let mut layout = Layout::Home;
+    if let Some(j) = plan.reorder_key {
+        let key = per_sample_plane::<K>(planes, j);
+        let mut order: Vec<u32> = (0..s.n).collect();
+        order.sort_by(|&a, &b| {
+            key[a as usize]
+                .partial_cmp(&key[b as usize])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let ids = s.ids[0];
+        s.be.upload(ids, bytes_of(&order))?;
+        layout = match plan.device_compaction {
+            DeviceCompaction::IndexList => Layout::Indexed(ids),
+            DeviceCompaction::Gather => {
+                s.move_planes::<K>(Entry::Gather, true, s.n, ids)?;
+                Layout::Dense(ids)
+            }
+        };
+        report.reorders += 1;
+    }
+    let mut slots = s.n;
+    let mut active = s.n;
+    let mut arm = plan.arm;
+    if arm == Arm::GraphWhile {
+        let k = plan.next_k(plan.max_steps, false);
+        let max_launches = u32::try_from(plan.max_steps / u64::from(k)).unwrap_or(u32::MAX);
+        if plan.compaction != crate::options::Compaction::Off {
+            report
+                .notes
+                .push("graph_while: no compaction inside the device loop".into());
+        }
+        if max_launches > 0 {
+            match s.while_loop::<K>(layout, slots, k, max_launches, &params, &mut report)? {
+                Some(a) => active = a,
+                None => arm = Arm::Graph,
+            }
+        }
+    }
+    while active > 0 && report.steps < plan.max_steps {
+        let k = plan.next_k(plan.max_steps - report.steps, active < s.n);
+        report.slots_by_launch.push(slots as usize);
+        active = s.launch_once::<K>(arm, layout, slots, k, &params, &mut report)?;
+        report.launches += 1;
+        report.steps += u64::from(k);
+        *report.launches_by_k.entry(k).or_default() += 1;
+        report.active_by_launch.push(active as usize);
+        if active > 0 && plan.compaction.due(slots as usize, active as usize) {
+            layout = s.compact::<K>(layout, slots, plan.device_compaction)?;
+            slots = active;
+            report.compactions += 1;
+        }
+    }
+    if let Layout::Dense(ids) = layout {
+        s.move_planes::<K>(Entry::Scatter, false, slots, ids)?;
+    }
+    // Make sure everything queued has finished before the run reports.
+    s.read_u32(s.active)?;
+    report.active = active as usize;
+    report.done = active == 0;
+    Ok(report)
+}
+
+/// The `j`-th per-sample plane (inputs and mutables, in the kernel's declaration order).
+fn per_sample_plane<'b, K: Kernel>(p: &'b Bound<'_, K::Real>, j: usize) -> &'b [K::Real] {
+    let spec = K::PLANES.iter().filter(|s| s.role != Role::Param).nth(j);
+    let spec = spec.expect("index from K::PLANES");
+    let nth_of = |role: Role| {
+        K::PLANES
+            .iter()
+            .filter(|s| s.role == role)
+            .position(|s| s.name == spec.name)
+            .expect("plane is in its role list")
+    };
+    match spec.role {
+        Role::In => p.ins[nth_of(Role::In)],
+        _ => p.muts[nth_of(Role::Mut)],
+    }
+}

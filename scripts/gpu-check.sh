@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The one-call GPU check, run on the GPU machine from the bundle folder that
+# scripts/gpu-bundle.sh made (no Rust, no network). Runs the device tests, device_props,
+# the seed page on the device with n = 1,000,000, and each arm x compaction strategy on
+# the oscillator; writes full logs to the folder named by $1 or $OUT (default ./gpu-logs)
+# and prints a short table last. Whole run: a few minutes at most.
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+BIN="$HERE/bin"
+LOGS="${1:-${OUT:-$HERE/gpu-logs}}"
+mkdir -p "$LOGS"
+export EAGLE_CUDADEVRT="${EAGLE_CUDADEVRT:-$BIN/libcudadevrt.a}"
+cd "$LOGS"
+ROWS=()
+row() { ROWS+=("$(printf '%-34s %-6s %s' "$1" "$2" "$3")"); }
+
+run() { # name timeout cmd...
+  local name=$1 t=$2; shift 2
+  local start=$(date +%s.%N)
+  timeout "$t" "$@" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  local secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+  echo "== $name: rc=$rc (${secs}s)"
+  return $rc
+}
+
+nvidia-smi >"$LOGS/nvidia-smi.log" 2>&1 || true
+
+for t in device_gpu no_driver device_emulated report; do
+  [ -x "$BIN/$t" ] || { row "test $t" "MISS" "binary not in bundle"; continue; }
+  if run "test-$t" 240 "$BIN/$t" --nocapture --test-threads=1; then st=ok; else st=FAIL; fi
+  summary=$(grep -E "^test result" "$LOGS/test-$t.log" | tail -1)
+  skips=$(grep -c "skipped:" "$LOGS/test-$t.log")
+  row "test $t" "$st" "$summary${skips:+ (skipped: $skips)}"
+done
+props=$(grep -E "name:|sm_count|compute_capability|fp64_flops|memory_bandwidth" "$LOGS/test-device_gpu.log" 2>/dev/null | tr -s ' ' | tr '\n' ' ')
+row "device_props" "-" "${props:-see test-device_gpu.log}"
+
+if run seed-page 120 "$BIN/profile-your-run" --team device --n 1000000 --figure "$LOGS/seed.svg"; then st=ok; else st=FAIL; fi
+row "seed page n=1e6" "$st" "$(grep -E '^build:' "$LOGS/seed-page.log" | tail -1)"
+
+for arm in simulate graph graph_while; do
+  for strategy in index_list gather; do
+    name="osc-$arm-$strategy"
+    if run "$name" 120 "$BIN/profile-your-run" --team device --n 1000000 --arm "$arm" \
+        --strategy "$strategy" --runs 2 --figure "$LOGS/$name.svg"; then st=ok; else st=FAIL; fi
+    first=$(grep -E '^earlier run:' "$LOGS/$name.log" | sed 's/earlier run: //')
+    second=$(grep -E '^build:' "$LOGS/$name.log" | tail -1)
+    launches=$(grep -oE '^launches: [0-9]+' "$LOGS/$name.log" | tail -1)
+    note=$(grep -E '^note:' "$LOGS/$name.log" | head -1)
+    row "$arm/$strategy" "$st" "1st [$first] 2nd [$second] $launches $note"
+  done
+done
+
+echo
+echo "logs: $LOGS"
+printf '%-34s %-6s %s\n' "check" "status" "numbers"
+for r in "${ROWS[@]}"; do echo "$r"; done

@@ -1,0 +1,171 @@
+//! Device-team checks shared by the emulated-device tests and the real-GPU tests: the same
+//! assertions against the host team, for every arm and compaction strategy.
+
+use super::Ens;
+use eagle::hawk::Steps;
+use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::{
+    Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, RunReport, TeamChoice,
+};
+
+pub const T_END: f64 = 1.0;
+pub const DT: f64 = 1e-3;
+
+pub const ARMS: [Arm; 3] = [Arm::Simulate, Arm::Graph, Arm::GraphWhile];
+pub const STRATEGIES: [DeviceCompaction; 2] =
+    [DeviceCompaction::IndexList, DeviceCompaction::Gather];
+
+/// Runs `e` on `choice` with `options`, brings it home; returns the report and flags.
+pub fn run_on(e: &mut Ens, choice: TeamChoice, options: Options) -> (RunReport, Vec<bool>) {
+    let deployed = eagle::deploy_on(Oscillator, choice).unwrap();
+    let planes = OscillatorPlanes {
+        omega: &e.omega,
+        t_end: T_END,
+        dt: DT,
+        x: &mut e.x,
+        v: &mut e.v,
+        t: &mut e.t,
+    };
+    let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
+    let report = runner.run().unwrap();
+    runner.to_host().unwrap();
+    (report, runner.terminated().to_vec())
+}
+
+/// The device team on `choice` against the host team: bitwise-equal planes, equal flags,
+/// the same steps and launches; compactions counted on arms that compact.
+pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Options) -> RunReport {
+    let start = Ens::varied(n, seed);
+    let mut want = start.clone();
+    let host_opts = Options {
+        arm: Arm::Simulate,
+        ..options.clone()
+    };
+    let (host, host_done) = run_on(
+        &mut want,
+        TeamChoice::Host(HostConfig::default()),
+        host_opts,
+    );
+    let mut got = start.clone();
+    let what = format!("{choice:?} {options:?}");
+    let (dev, dev_done) = run_on(&mut got, choice.clone(), options.clone());
+    assert_eq!(dev.team, "device", "{what}");
+    assert_eq!(got.omega, start.omega, "input plane changed: {what}");
+    assert!(
+        got.bits() == want.bits(),
+        "planes differ from the host team: {what}"
+    );
+    assert_eq!(dev_done, host_done, "terminated flags differ: {what}");
+    assert_eq!(dev.done, host.done, "{what}");
+    assert_eq!(dev.active, host.active, "{what}");
+    assert_eq!(dev.reorders, host.reorders, "{what}");
+    let while_ran = dev.arm == "graph_while" && dev.notes.iter().all(|n| !n.contains("fell back"));
+    // Steps::Auto shortens k once samples finish (a host decision between launches); the
+    // WHILE graph keeps its first k on the device, so only the results must agree there.
+    let auto = matches!(options.steps, None | Some(Steps::Auto));
+    if !while_ran || !auto {
+        assert_eq!(dev.steps, host.steps, "{what}");
+        assert_eq!(dev.launches, host.launches, "{what}");
+        assert_eq!(dev.launches_by_k, host.launches_by_k, "{what}");
+    } else {
+        assert!(dev.steps >= host.steps, "{what}");
+    }
+    if !while_ran {
+        assert_eq!(dev.compactions, host.compactions, "{what}");
+        assert_eq!(dev.active_by_launch, host.active_by_launch, "{what}");
+        assert_eq!(dev.slots_by_launch, host.slots_by_launch, "{what}");
+    } else if dev.launches == host.launches {
+        assert_eq!(dev.active_by_launch, host.active_by_launch, "{what}");
+    }
+    if options.compaction == Compaction::Off {
+        assert_eq!(dev.compactions, 0, "{what}");
+    }
+    dev
+}
+
+/// Every arm x compaction strategy x compaction policy x reorder, uncapped and capped by
+/// `max_steps` (also with a k that does not divide it).
+pub fn check_all(choice: &TeamChoice, n: usize) {
+    let mut ran = 0;
+    for arm in ARMS {
+        for strategy in STRATEGIES {
+            for compaction in [Compaction::Off, Compaction::Auto, Compaction::Always] {
+                for reorder in [Reorder::Off, Reorder::ByPlane("omega".into())] {
+                    for (max_steps, steps) in [
+                        (10_000, Steps::Auto),
+                        (10_000, Steps::Fixed(48)),
+                        (300, Steps::Auto),
+                        (301, Steps::Fixed(7)),
+                    ] {
+                        let options = Options::new(max_steps)
+                            .steps(steps)
+                            .arm(arm)
+                            .device_compaction(strategy)
+                            .compaction(compaction)
+                            .reorder(reorder.clone());
+                        let seed = 7 + ran;
+                        let r = check_against_host(choice, n, seed, options);
+                        assert_eq!(r.arm, arm.name());
+                        ran += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(ran, 3 * 2 * 3 * 2 * 4);
+}
+
+/// Graph rules: the first run builds (`build_s > 0`), a replay after changing plane
+/// contents (same shapes) gives the new results with `build_s == 0`, and a changed shape
+/// builds again.
+pub fn check_graph_rules(choice: &TeamChoice, arm: Arm, n: usize) {
+    let host = TeamChoice::Host(HostConfig::default());
+    let options = Options::new(10_000).arm(arm).compaction(Compaction::Off);
+    let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+    let mut e = Ens::varied(n, 99);
+    let fresh = Ens::varied(n, 1234);
+    // The host team on e's omega (an input plane, unchanged) with fresh x, v, t.
+    let mut want = Ens {
+        omega: e.omega.clone(),
+        ..fresh.clone()
+    };
+    let (_, want_done) = run_on(&mut want, host, options.clone().arm(Arm::Simulate));
+    {
+        let planes = OscillatorPlanes {
+            omega: &e.omega,
+            t_end: T_END,
+            dt: DT,
+            x: &mut e.x,
+            v: &mut e.v,
+            t: &mut e.t,
+        };
+        let mut runner = eagle::until_done_with(&deployed, options.clone(), planes).unwrap();
+        let first = runner.run().unwrap();
+        assert!(first.build_s > 0.0, "first run must build: {first:?}");
+        assert!(
+            first.graphs_built > 0 && first.graph_replays > 0,
+            "{first:?}"
+        );
+        // New contents, same shapes (omega is an input plane: keep it; x, v, t change).
+        runner.plane_mut("x").unwrap().copy_from_slice(&fresh.x);
+        runner.plane_mut("v").unwrap().copy_from_slice(&fresh.v);
+        runner.plane_mut("t").unwrap().copy_from_slice(&fresh.t);
+        let second = runner.run().unwrap();
+        assert_eq!(second.build_s, 0.0, "a replay must not build: {second:?}");
+        assert_eq!(second.graphs_built, 0, "{second:?}");
+        assert!(second.graph_replays > 0, "{second:?}");
+        runner.to_host().unwrap();
+        assert_eq!(runner.terminated(), &want_done[..]);
+    }
+    assert!(
+        e.bits() == want.bits(),
+        "a replay after new contents differs from the host team"
+    );
+    // A changed shape builds again.
+    let mut other = Ens::varied(n + 17, 5);
+    let (changed, _) = run_on(&mut other, choice.clone(), options);
+    assert!(
+        changed.build_s > 0.0 && changed.graphs_built > 0,
+        "{changed:?}"
+    );
+}

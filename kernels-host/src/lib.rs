@@ -37,9 +37,10 @@ pub struct LaunchStats {
     pub loaded: usize,
 }
 
-impl LaunchStats {
+impl std::ops::Add for LaunchStats {
+    type Output = Self;
     /// Both counts added.
-    pub fn add(self, o: Self) -> Self {
+    fn add(self, o: Self) -> Self {
         LaunchStats {
             active: self.active + o.active,
             loaded: self.loaded + o.loaded,
@@ -162,7 +163,7 @@ impl HostTeam {
                     // SAFETY: chunks are disjoint and inside the work set; the ISA was checked.
                     unsafe { run(&ptrs, lo, hi, k) }
                 })
-                .reduce(LaunchStats::default, LaunchStats::add)
+                .reduce(LaunchStats::default, std::ops::Add::add)
         };
         match &self.pool {
             Some(p) => p.install(body),

@@ -49,8 +49,18 @@ fn main() {
         let mut cases = Vec::new();
         {
             let mut g = c.benchmark_group(&group);
-            for arm in Arm::HOST {
-                let mut case = w.case(arm, n, HostConfig::default());
+            let gpu = eagle::device_props().is_ok();
+            let arms = Arm::HOST
+                .into_iter()
+                .chain(Arm::DEVICE.into_iter().filter(|_| gpu));
+            for arm in arms {
+                let mut case = match w.case(arm, n, HostConfig::default()) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("card: skipping {} / {}: {e}", w.name(), arm.name());
+                        continue;
+                    }
+                };
                 g.bench_function(arm.name(), |b| {
                     b.iter_custom(|iters| (0..iters).map(|_| case.run_once()).sum())
                 });

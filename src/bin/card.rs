@@ -14,7 +14,8 @@ struct Args {
     /// lorenz-rk78-f32 or kepler-rk78.
     #[arg(long)]
     workload: String,
-    /// Arm: host, host-no-compaction, host-compact-always, host-reorder or rayon-scalar.
+    /// Arm: host, host-no-compaction, host-compact-always, host-reorder, rayon-scalar,
+    /// device-simulate, device-graph, device-graph-while or device-graph-gather.
     #[arg(long, default_value = "host")]
     arm: String,
     /// Samples (default: the card's).
@@ -50,7 +51,13 @@ fn main() -> ExitCode {
         threads: args.threads,
         isa: None,
     };
-    let mut case = w.case(arm, args.n.unwrap_or_else(|| w.default_n()), host);
+    let mut case = match w.case(arm, args.n.unwrap_or_else(|| w.default_n()), host) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: arm `{}`: {e}", arm.name());
+            return ExitCode::FAILURE;
+        }
+    };
     let mut times: Vec<f64> = (0..args.repeat)
         .map(|_| case.run_once().as_secs_f64())
         .collect();

@@ -31,6 +31,14 @@ pub enum Arm {
     HostReorder,
     /// The baseline: rayon over samples, each integrated to completion with scalars.
     RayonScalar,
+    /// Device team, host-driven launch loop, index-list compaction.
+    DeviceSimulate,
+    /// Device team, each launch a replayed CUDA graph, index-list compaction.
+    DeviceGraph,
+    /// Device team, the whole loop as one graph with a WHILE node.
+    DeviceGraphWhile,
+    /// Device team, replayed graphs, compaction by gathering into dense planes.
+    DeviceGraphGather,
 }
 
 impl Arm {
@@ -43,9 +51,21 @@ impl Arm {
         Arm::RayonScalar,
     ];
 
+    /// Every arm that needs a GPU (on the card when `eagle::device_props()` finds one).
+    pub const DEVICE: [Arm; 4] = [
+        Arm::DeviceSimulate,
+        Arm::DeviceGraph,
+        Arm::DeviceGraphWhile,
+        Arm::DeviceGraphGather,
+    ];
+
     /// The arm's name on the card and the command line.
     pub fn name(self) -> &'static str {
         match self {
+            Arm::DeviceSimulate => "device-simulate",
+            Arm::DeviceGraph => "device-graph",
+            Arm::DeviceGraphWhile => "device-graph-while",
+            Arm::DeviceGraphGather => "device-graph-gather",
             Arm::Host => "host",
             Arm::HostNoCompaction => "host-no-compaction",
             Arm::HostCompactAlways => "host-compact-always",
@@ -56,12 +76,19 @@ impl Arm {
 
     /// Parses a name from [`Arm::name`].
     pub fn parse(s: &str) -> Option<Arm> {
-        Arm::HOST.into_iter().find(|a| a.name() == s)
+        Arm::HOST
+            .into_iter()
+            .chain(Arm::DEVICE)
+            .find(|a| a.name() == s)
     }
 
     /// The team the arm runs on.
     pub fn team(self) -> &'static str {
-        "host"
+        if Arm::DEVICE.contains(&self) {
+            "device"
+        } else {
+            "host"
+        }
     }
 }
 
@@ -118,8 +145,20 @@ impl Row {
         report: Option<&RunReport>,
         max_rel_diff_vs_baseline: f64,
     ) -> Row {
-        let fp_peak = peak::host_fp64_peak() * if real == "f32" { 2.0 } else { 1.0 };
-        let bw_peak = peak::host_bandwidth();
+        let (fp_peak, bw_peak) = match crate::device_props() {
+            Ok(p) if arm.team() == "device" => (
+                if real == "f32" {
+                    p.fp32_flops
+                } else {
+                    p.fp64_flops
+                },
+                p.memory_bandwidth,
+            ),
+            _ => (
+                peak::host_fp64_peak() * if real == "f32" { 2.0 } else { 1.0 },
+                peak::host_bandwidth(),
+            ),
+        };
         let useful = (flops_per_step * useful_sample_steps) as f64 / median_s;
         let issued = report.map(|r| r.issued_bytes as f64 / median_s);
         Row {
@@ -153,6 +192,8 @@ pub struct Card {
     pub host_bandwidth_gbs: f64,
     /// Host threads.
     pub host_threads: usize,
+    /// The GPU and its peaks (from `device_props()`), or why there is none.
+    pub device: String,
     /// The rows.
     pub rows: Vec<Row>,
 }
@@ -164,6 +205,18 @@ impl Card {
             host_fp64_peak_gflops: peak::host_fp64_peak() / 1e9,
             host_bandwidth_gbs: peak::host_bandwidth() / 1e9,
             host_threads: rayon::current_num_threads(),
+            device: match crate::device_props() {
+                Ok(p) => format!(
+                    "{} ({} SMs): FP64 {:.1} TFLOP/s, FP32 {:.1} TFLOP/s, {:.0} GB/s (from \
+                     device_props)",
+                    p.name,
+                    p.sm_count,
+                    p.fp64_flops / 1e12,
+                    p.fp32_flops / 1e12,
+                    p.memory_bandwidth / 1e9
+                ),
+                Err(e) => format!("none ({e}); device arms are not on this card"),
+            },
             rows,
         }
     }
@@ -177,6 +230,7 @@ impl Card {
              STREAM triad {:.1} GB/s, both measured by this run.\n",
             self.host_threads, self.host_fp64_peak_gflops, self.host_bandwidth_gbs
         );
+        let _ = writeln!(s, "Device: {}\n", self.device);
         let mut workloads: Vec<&str> = self.rows.iter().map(|r| r.workload).collect();
         workloads.dedup();
         for w in workloads {

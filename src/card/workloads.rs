@@ -4,8 +4,10 @@
 
 use super::ensemble::Ensemble;
 use super::{Arm, Row};
-use crate::RunReport;
-use crate::{Compaction, HostConfig, Options, Reorder, TeamChoice};
+use crate::{
+    Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
+};
+use crate::{Error, RunReport};
 use hawk::builtin::{KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator};
 use hawk::{Kernel, Real};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -76,8 +78,8 @@ impl Workload {
     }
 
     /// A prepared case: this workload on `n` samples, run by `arm` (host arms on a team
-    /// set up by `host`).
-    pub fn case(self, arm: Arm, n: usize, host: HostConfig) -> Box<dyn Case> {
+    /// set up by `host`); an error when the arm's team is not available.
+    pub fn case(self, arm: Arm, n: usize, host: HostConfig) -> Result<Box<dyn Case>, Error> {
         match self {
             Workload::Oscillator => prepare(self, arm, oscillator(n), host),
             Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host),
@@ -115,7 +117,7 @@ fn prepare<K: Kernel>(
     arm: Arm,
     mut e: Ensemble<K>,
     host: HostConfig,
-) -> Box<dyn Case>
+) -> Result<Box<dyn Case>, Error>
 where
     K::Real: HostReal,
 {
@@ -127,9 +129,13 @@ where
     // takes per sample are the ensemble's useful work.
     let useful_steps = e.baseline(MAX_STEPS);
     let reference = e.muts.clone();
-    let deployed = crate::deploy_on(K::default(), TeamChoice::Host(host))
-        .expect("the host team is always available");
-    Box::new(Prepared {
+    let choice = if arm.team() == "device" {
+        TeamChoice::Device
+    } else {
+        TeamChoice::Host(host)
+    };
+    let deployed = crate::deploy_on(K::default(), choice)?;
+    Ok(Box::new(Prepared {
         workload,
         arm,
         e,
@@ -138,7 +144,7 @@ where
         useful_steps,
         reference,
         report: None,
-    })
+    }))
 }
 
 impl<K: Kernel> Case for Prepared<K>
@@ -282,6 +288,23 @@ fn options(w: Workload, arm: Arm) -> Options {
         Arm::HostNoCompaction => o.compaction(Compaction::Off),
         Arm::HostCompactAlways => o.compaction(Compaction::Always),
         Arm::HostReorder => o.reorder(Reorder::ByPlane(w.reorder_key().into())),
-        _ => o,
+        Arm::DeviceSimulate => Options {
+            arm: RunArm::Simulate,
+            ..o
+        },
+        Arm::DeviceGraph => Options {
+            arm: RunArm::Graph,
+            ..o
+        },
+        Arm::DeviceGraphWhile => Options {
+            arm: RunArm::GraphWhile,
+            ..o
+        },
+        Arm::DeviceGraphGather => Options {
+            arm: RunArm::Graph,
+            device_compaction: DeviceCompaction::Gather,
+            ..o
+        },
+        Arm::Host | Arm::RayonScalar => o,
     }
 }

@@ -1,0 +1,95 @@
+//! The card's workloads on every host arm give exactly the baseline's final states (the
+//! plain rayon + scalar loop), and the card's bookkeeping is consistent.
+
+use eagle::HostConfig;
+use eagle::card::{Arm, Card, Workload};
+use eagle::hawk::builtin::{LorenzRk4, Oscillator};
+use eagle::hawk_host::count::flops_per_step;
+
+#[test]
+fn every_workload_and_host_arm_matches_the_baseline_bit_for_bit() {
+    for w in Workload::ALL {
+        for arm in Arm::HOST {
+            for lanes in [1, 8] {
+                let host = HostConfig {
+                    lanes: Some(lanes),
+                    ..HostConfig::default()
+                };
+                let mut case = w.case(arm, 203, host).unwrap();
+                let t = case.run_once();
+                let row = case.row(t.as_secs_f64().max(1e-9));
+                let what = format!("{} / {} / {lanes} lanes", w.name(), arm.name());
+                assert_eq!(row.max_rel_diff_vs_baseline, 0.0, "{what}");
+                assert_eq!(row.n, 203, "{what}");
+                assert!(row.useful_sample_steps >= 203, "{what}");
+                assert!(row.flops_per_step > 0, "{what}");
+                if arm != Arm::RayonScalar {
+                    assert!(row.launches > 0 && row.issued_gbs.unwrap() > 0.0, "{what}");
+                    assert_eq!(row.active_by_launch.last(), Some(&0), "{what}: done");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn flops_are_counted_from_the_kernel() {
+    // x + dt*v (2), v - dt*omega*omega*x (4), t + dt (1).
+    assert_eq!(
+        flops_per_step::<Oscillator>(&[2.0], &[1.0, 1e-3], &[1.0, 0.0, 0.0]),
+        7
+    );
+    // Four Lorenz evaluations (8 each), three stage states (2 per component), the update
+    // (6 per component), h/2, h/6, the stage times t + h/2 (twice) and t + h, and the
+    // `t += dt` and `t_end - dt * 0.5` of the kernel.
+    let f = flops_per_step::<LorenzRk4>(
+        &[10.0],
+        &[10.0, 8.0 / 3.0, 1e-3, 1.0],
+        &[1.0, 0.0, 0.0, 0.0],
+    );
+    assert_eq!(f, 4 * 8 + 3 * 3 * 2 + 3 * 6 + 2 + 3 + 1 + 2);
+}
+
+#[test]
+fn card_writes_markdown_json_and_figure() {
+    let mut rows = Vec::new();
+    for arm in [Arm::Host, Arm::RayonScalar] {
+        let mut case = Workload::Oscillator
+            .case(arm, 64, HostConfig::default())
+            .unwrap();
+        let t = case.run_once();
+        rows.push(case.row(t.as_secs_f64().max(1e-9)));
+    }
+    let card = Card::new(rows);
+    let md = card.markdown();
+    assert!(md.contains("## oscillator (n = 64, f64, 7 FLOPs/step, 64000 useful sample steps)"));
+    assert!(md.contains("| host | rayon-scalar |"));
+    let dir = std::env::temp_dir().join(format!("eagle-card-{}", std::process::id()));
+    let paths = card.write(&dir).unwrap();
+    assert_eq!(paths.len(), 3);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&paths[1]).unwrap()).unwrap();
+    assert_eq!(json["rows"].as_array().unwrap().len(), 2);
+    assert!(
+        std::fs::read_to_string(&paths[2])
+            .unwrap()
+            .starts_with("<svg")
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn device_arms_say_why_they_cannot_run_without_a_gpu() {
+    if eagle::device_props().is_ok() {
+        println!("skipped: a GPU is present, the device arms can run");
+        return;
+    }
+    let err = Workload::Oscillator
+        .case(Arm::DeviceGraph, 64, HostConfig::default())
+        .err()
+        .expect("no device team here");
+    assert!(
+        err.to_string().starts_with("device team unavailable"),
+        "{err}"
+    );
+}

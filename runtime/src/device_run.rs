@@ -7,6 +7,7 @@
 
 use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
+use crate::bytes::IssuedBytes;
 use crate::options::{Arm, DeviceCompaction, Plan};
 use crate::planes::Bound;
 use crate::report::RunReport;
@@ -484,7 +485,7 @@ where
     };
     let mut layout = Layout::Home;
     if let Some(j) = plan.reorder_key {
-        let key = per_sample_plane::<K>(planes, j);
+        let key = planes.per_sample::<K>(j);
         let mut order: Vec<u32> = (0..s.n).collect();
         order.sort_by(|&a, &b| {
             key[a as usize]
@@ -502,6 +503,7 @@ where
         };
         report.reorders += 1;
     }
+    let issued = IssuedBytes::of::<K>();
     let mut slots = s.n;
     let mut active = s.n;
     let mut arm = plan.arm;
@@ -515,7 +517,14 @@ where
         }
         if max_launches > 0 {
             match s.while_loop::<K>(layout, slots, k, max_launches, &params, &mut report)? {
-                Some(a) => active = a,
+                Some(a) => {
+                    active = a;
+                    // Without per-launch counts inside the loop, every launch is counted as
+                    // moving every slot's bytes (an upper bound).
+                    let l = u32::try_from(report.launches).unwrap_or(u32::MAX);
+                    report.issued_bytes +=
+                        u64::from(l) * issued.device_launch(slots, slots, false);
+                }
                 None => arm = Arm::Graph,
             }
         }
@@ -523,13 +532,18 @@ where
     while active > 0 && report.steps < plan.max_steps {
         let k = plan.next_k(plan.max_steps - report.steps, active < s.n);
         report.slots_by_launch.push(slots as usize);
+        let running = active;
         active = s.launch_once::<K>(arm, layout, slots, k, &params, &mut report)?;
+        let indexed = matches!(layout, Layout::Indexed(_));
+        report.issued_bytes += issued.device_launch(slots, running, indexed);
         report.launches += 1;
         report.steps += u64::from(k);
         *report.launches_by_k.entry(k).or_default() += 1;
         report.active_by_launch.push(active as usize);
         if active > 0 && plan.compaction.due(slots as usize, active as usize) {
             layout = s.compact::<K>(layout, slots, plan.device_compaction)?;
+            let gather = plan.device_compaction == DeviceCompaction::Gather;
+            report.issued_bytes += issued.device_compaction(slots, active, gather);
             slots = active;
             report.compactions += 1;
         }
@@ -544,19 +558,3 @@ where
     Ok(report)
 }
 
-/// The `j`-th per-sample plane (inputs and mutables, in the kernel's declaration order).
-fn per_sample_plane<'b, K: Kernel>(p: &'b Bound<'_, K::Real>, j: usize) -> &'b [K::Real] {
-    let spec = K::PLANES.iter().filter(|s| s.role != Role::Param).nth(j);
-    let spec = spec.expect("index from K::PLANES");
-    let nth_of = |role: Role| {
-        K::PLANES
-            .iter()
-            .filter(|s| s.role == role)
-            .position(|s| s.name == spec.name)
-            .expect("plane is in its role list")
-    };
-    match spec.role {
-        Role::In => p.ins[nth_of(Role::In)],
-        _ => p.muts[nth_of(Role::Mut)],
-    }
-}

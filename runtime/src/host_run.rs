@@ -1,9 +1,10 @@
 //! The host team's launch loop: work on a copy, launch, compact, reorder, write home.
 
+use crate::bytes::IssuedBytes;
 use crate::options::Plan;
 use crate::planes::Bound;
 use crate::report::RunReport;
-use hawk::{Kernel, Role};
+use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, WorkSet};
 
 /// Runs the launch loop on the host team; writes the caller's planes and `terminated` once,
@@ -31,7 +32,7 @@ where
         ..RunReport::default()
     };
     if let Some(j) = plan.reorder_key {
-        let key = per_sample_plane::<K>(p, j);
+        let key = p.per_sample::<K>(j);
         let mut order: Vec<usize> = (0..p.n).collect();
         order.sort_by(|&a, &b| {
             key[a]
@@ -50,7 +51,7 @@ where
         report.slots_by_launch.push(work.len());
         let stats = team.launch::<K>(&mut work, k);
         active = stats.active;
-        report.issued_bytes += issued.launch(work.len(), stats.loaded);
+        report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
         report.launches += 1;
         report.steps += u64::from(k);
         *report.launches_by_k.entry(k).or_default() += 1;
@@ -86,35 +87,6 @@ where
     report
 }
 
-/// Bytes the host team's passes move, per slot, for kernel planes of one element size.
-struct IssuedBytes {
-    /// Input planes' bytes per slot.
-    ins: u64,
-    /// Mutable planes' bytes per slot.
-    muts: u64,
-}
-
-impl IssuedBytes {
-    fn of<K: Kernel>() -> Self {
-        let b = std::mem::size_of::<K::Real>() as u64;
-        IssuedBytes {
-            ins: K::count(Role::In) as u64 * b,
-            muts: K::count(Role::Mut) as u64 * b,
-        }
-    }
-    /// A launch reads every slot's flag; loaded slots read inputs, read and write state
-    /// and write their flag.
-    fn launch(&self, slots: usize, loaded: usize) -> u64 {
-        slots as u64 + loaded as u64 * (self.ins + 2 * self.muts + 1)
-    }
-    /// A compaction (or reorder) pass reads every slot (planes, flag, id) and writes the
-    /// kept ones to dense planes and the others home.
-    fn compaction(&self, before: usize) -> u64 {
-        let per_slot = self.ins + self.muts + 1 + 8;
-        2 * before as u64 * per_slot
-    }
-}
-
 /// Where samples wait in the caller's order once compaction moved them out of the work set.
 struct Home<R> {
     muts: Vec<Vec<R>>,
@@ -131,19 +103,3 @@ impl<R: Copy> Home<R> {
     }
 }
 
-/// The `j`-th per-sample plane (inputs and mutables, in the kernel's declaration order).
-fn per_sample_plane<'b, K: Kernel>(p: &'b Bound<'_, K::Real>, j: usize) -> &'b [K::Real] {
-    let spec = K::PLANES.iter().filter(|s| s.role != Role::Param).nth(j);
-    let spec = spec.expect("index from K::PLANES");
-    let nth_of = |role: Role| {
-        K::PLANES
-            .iter()
-            .filter(|s| s.role == role)
-            .position(|s| s.name == spec.name)
-            .expect("plane is in its role list")
-    };
-    match spec.role {
-        Role::In => p.ins[nth_of(Role::In)],
-        _ => p.muts[nth_of(Role::Mut)],
-    }
-}

@@ -13,6 +13,7 @@
 
 mod device;
 mod device_run;
+mod bytes;
 mod error;
 mod host_run;
 mod options;

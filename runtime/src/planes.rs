@@ -92,6 +92,25 @@ pub(crate) struct Bound<'a, R> {
     pub n: usize,
 }
 
+impl<R> Bound<'_, R> {
+    /// The `j`-th per-sample plane (inputs and mutables, in the kernel's declaration order).
+    pub fn per_sample<K: Kernel<Real = R>>(&self, j: usize) -> &[R] {
+        let spec = K::PLANES.iter().filter(|s| s.role != Role::Param).nth(j);
+        let spec = spec.expect("index from K::PLANES");
+        let nth_of = |role: Role| {
+            K::PLANES
+                .iter()
+                .filter(|s| s.role == role)
+                .position(|s| s.name == spec.name)
+                .expect("plane is in its role list")
+        };
+        match spec.role {
+            Role::In => self.ins[nth_of(Role::In)],
+            _ => &self.muts[nth_of(Role::Mut)],
+        }
+    }
+}
+
 #[derive(Default)]
 struct Collect<'a, R> {
     given: Vec<(&'static str, Given<'a, R>)>,

@@ -106,7 +106,7 @@ impl<R> Bound<'_, R> {
         };
         match spec.role {
             Role::In => self.ins[nth_of(Role::In)],
-            _ => &self.muts[nth_of(Role::Mut)],
+            _ => self.muts[nth_of(Role::Mut)],
         }
     }
 }

@@ -2,7 +2,9 @@
 //! (`linspace(0, 21, N)`), sigma 10, beta 8/3, u0 = (1, 0, 0), t in [0, 1]; fixed-step RK4
 //! at dt = 1e-3 and adaptive Fehlberg 7(8) at rtol = atol = 1e-8, in f64 and f32.
 
-use crate::methods::{AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step, rk4_step};
+use crate::methods::{
+    AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step, rk4_step_fma,
+};
 use crate::prelude::*;
 
 /// The Lorenz right-hand side for one lane group.
@@ -35,7 +37,7 @@ macro_rules! lorenz_rk4 {
             t: &mut Scalar,
         ) {
             let f = lorenz_rhs(sigma, rho, beta);
-            let u = rk4_step(&f, *t, &[*x, *y, *z], dt);
+            let u = rk4_step_fma(&f, *t, &[*x, *y, *z], dt);
             *x = u[0];
             *y = u[1];
             *z = u[2];

@@ -30,7 +30,7 @@ pub use adaptive::{AdaptiveState, Settings, StepControl, StepOutcome, adaptive_s
 pub use dormand_prince87::DORMAND_PRINCE87;
 pub use fehlberg78::FEHLBERG78;
 pub use rhs::Rhs;
-pub use rk4::rk4_step;
+pub use rk4::{rk4_step, rk4_step_fma};
 pub use tableau::{EmbeddedStep, Tableau, embedded_step};
 pub use tsit5::TSIT5;
 

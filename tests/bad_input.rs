@@ -185,14 +185,7 @@ fn device_asked_for_without_one() {
 fn unknown_plane_asked_after_a_run() {
     let mut e = Ens::varied(4, 2);
     let deployed = eagle::deploy(Oscillator).unwrap();
-    let planes = OscillatorPlanes {
-        omega: &e.omega,
-        t_end: 1.0,
-        dt: 1e-3,
-        x: &mut e.x,
-        v: &mut e.v,
-        t: &mut e.t,
-    };
+    let planes = e.planes(1.0, 1e-3);
     let runner = eagle::until_done(&deployed, 10, planes).unwrap();
     assert_eq!(
         runner.plane("omega").unwrap_err().to_string(),

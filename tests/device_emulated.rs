@@ -50,19 +50,12 @@ fn emulated_graph_while_is_one_replay() {
 
 #[test]
 fn device_results_stay_on_the_device_until_to_host() {
-    use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+    use eagle::hawk::builtin::Oscillator;
     let mut e = common::Ens::varied(300, 8);
     let start = e.clone();
     let deployed = eagle::deploy_on(Oscillator, TeamChoice::EmulatedDevice).unwrap();
     assert_eq!(deployed.team().name(), "device");
-    let planes = OscillatorPlanes {
-        omega: &e.omega,
-        t_end: 1.0,
-        dt: 1e-3,
-        x: &mut e.x,
-        v: &mut e.v,
-        t: &mut e.t,
-    };
+    let planes = e.planes(1.0, 1e-3);
     let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
     let report = runner.run().unwrap();
     assert!(report.done);

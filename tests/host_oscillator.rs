@@ -5,7 +5,7 @@ mod common;
 
 use common::{Ens, reference};
 use eagle::hawk::Steps;
-use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::hawk::builtin::Oscillator;
 use eagle::hawk_host::LANE_WIDTHS;
 use eagle::{Compaction, HostConfig, Isa, Options, Reorder, RunReport, TeamChoice};
 
@@ -14,14 +14,7 @@ const DT: f64 = 1e-3;
 
 fn run_host(e: &mut Ens, cfg: HostConfig, options: Options) -> (RunReport, Vec<bool>) {
     let deployed = eagle::deploy_on(Oscillator, TeamChoice::Host(cfg)).unwrap();
-    let planes = OscillatorPlanes {
-        omega: &e.omega,
-        t_end: T_END,
-        dt: DT,
-        x: &mut e.x,
-        v: &mut e.v,
-        t: &mut e.t,
-    };
+    let planes = e.planes(T_END, DT);
     let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
     let report = runner.run().unwrap();
     runner.to_host().unwrap();

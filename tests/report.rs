@@ -4,21 +4,14 @@ mod common;
 
 use common::Ens;
 use eagle::hawk::Steps;
-use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::hawk::builtin::Oscillator;
 use eagle::{Options, RunReport};
 use std::collections::BTreeMap;
 
 fn seed_run(n: usize, options: Options) -> (RunReport, Ens) {
     let mut e = Ens::seed(n);
     let deployed = eagle::deploy(Oscillator).unwrap();
-    let planes = OscillatorPlanes {
-        omega: &e.omega,
-        t_end: 1.0,
-        dt: 1e-3,
-        x: &mut e.x,
-        v: &mut e.v,
-        t: &mut e.t,
-    };
+    let planes = e.planes(1.0, 1e-3);
     let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
     let report = runner.run().unwrap();
     runner.to_host().unwrap();
@@ -70,14 +63,7 @@ fn fixed_k_is_used_for_every_launch_and_capped_by_max_steps() {
 fn a_second_run_continues_from_the_planes() {
     let mut e = Ens::seed(64);
     let deployed = eagle::deploy(Oscillator).unwrap();
-    let planes = OscillatorPlanes {
-        omega: &e.omega,
-        t_end: 1.0,
-        dt: 1e-3,
-        x: &mut e.x,
-        v: &mut e.v,
-        t: &mut e.t,
-    };
+    let planes = e.planes(1.0, 1e-3);
     let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
     let first = runner.run().unwrap();
     assert!(first.done);

@@ -5,9 +5,9 @@
 //! Results stay on the device after `run()`; `to_host()` is the one device-to-host copy of
 //! the results into the caller's planes.
 
+use crate::bytes::IssuedBytes;
 use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
-use crate::bytes::IssuedBytes;
 use crate::options::{Arm, DeviceCompaction, Plan};
 use crate::planes::Bound;
 use crate::report::RunReport;
@@ -522,8 +522,7 @@ where
                     // Without per-launch counts inside the loop, every launch is counted as
                     // moving every slot's bytes (an upper bound).
                     let l = u32::try_from(report.launches).unwrap_or(u32::MAX);
-                    report.issued_bytes +=
-                        u64::from(l) * issued.device_launch(slots, slots, false);
+                    report.issued_bytes += u64::from(l) * issued.device_launch(slots, slots, false);
                 }
                 None => arm = Arm::Graph,
             }
@@ -557,4 +556,3 @@ where
     report.done = active == 0;
     Ok(report)
 }
-

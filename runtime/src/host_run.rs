@@ -102,4 +102,3 @@ impl<R: Copy> Home<R> {
         }
     }
 }
-

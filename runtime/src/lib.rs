@@ -11,9 +11,9 @@
 //!   leaves them fully updated.
 //! - A sample never changes after the step that set its `terminated` flag.
 
+mod bytes;
 mod device;
 mod device_run;
-mod bytes;
 mod error;
 mod host_run;
 mod options;

@@ -3,7 +3,7 @@
 
 use super::Ens;
 use eagle::hawk::Steps;
-use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::hawk::builtin::Oscillator;
 use eagle::{
     Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, RunReport, TeamChoice,
 };
@@ -18,14 +18,7 @@ pub const STRATEGIES: [DeviceCompaction; 2] =
 /// Runs `e` on `choice` with `options`, brings it home; returns the report and flags.
 pub fn run_on(e: &mut Ens, choice: TeamChoice, options: Options) -> (RunReport, Vec<bool>) {
     let deployed = eagle::deploy_on(Oscillator, choice).unwrap();
-    let planes = OscillatorPlanes {
-        omega: &e.omega,
-        t_end: T_END,
-        dt: DT,
-        x: &mut e.x,
-        v: &mut e.v,
-        t: &mut e.t,
-    };
+    let planes = e.planes(T_END, DT);
     let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
     let report = runner.run().unwrap();
     runner.to_host().unwrap();
@@ -131,14 +124,7 @@ pub fn check_graph_rules(choice: &TeamChoice, arm: Arm, n: usize) {
     };
     let (_, want_done) = run_on(&mut want, host, options.clone().arm(Arm::Simulate));
     {
-        let planes = OscillatorPlanes {
-            omega: &e.omega,
-            t_end: T_END,
-            dt: DT,
-            x: &mut e.x,
-            v: &mut e.v,
-            t: &mut e.t,
-        };
+        let planes = e.planes(T_END, DT);
         let mut runner = eagle::until_done_with(&deployed, options.clone(), planes).unwrap();
         let first = runner.run().unwrap();
         assert!(first.build_s > 0.0, "first run must build: {first:?}");

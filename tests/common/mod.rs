@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use eagle::hawk::Kernel;
-use eagle::hawk::builtin::oscillator;
+use eagle::hawk::builtin::{OscillatorPlanes, oscillator};
 
 /// A small deterministic generator (SplitMix64), so tests need no seed files.
 pub struct Rng(pub u64);
@@ -51,6 +51,18 @@ impl Ens {
             x: vec![1.0; n],
             v: vec![0.0; n],
             t: vec![0.0; n],
+        }
+    }
+
+    /// The oscillator's typed planes over this ensemble.
+    pub fn planes(&mut self, t_end: f64, dt: f64) -> OscillatorPlanes<'_> {
+        OscillatorPlanes {
+            omega: &self.omega,
+            t_end,
+            dt,
+            x: &mut self.x,
+            v: &mut self.v,
+            t: &mut self.t,
         }
     }
 

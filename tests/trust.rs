@@ -457,10 +457,10 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
             "device out of memory: emulated: allocation 14 of 5600 B failed (296472 B in use)",
         ),
         (
-            "kernel trap in launch 3",
+            "trap in launch 3 (a compaction helper)",
             FaultPlan { trap_launch: Some(3), ..FaultPlan::none() },
             Options::new(200),
-            "a kernel trapped on the device: emulated: launch 3 (Step) trapped",
+            "a kernel trapped on the device: emulated: launch 3 (WriteChunks) trapped",
         ),
         (
             "kernel trap in a graph replay",

@@ -464,9 +464,9 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
         ),
         (
             "kernel trap in a graph replay",
-            FaultPlan { trap_launch: Some(5), ..FaultPlan::none() },
+            FaultPlan { trap_launch: Some(1), ..FaultPlan::none() },
             Options::new(200).arm(Arm::Graph).compaction(Compaction::Off),
-            "a kernel trapped on the device: emulated: launch 5 (Step) trapped",
+            "a kernel trapped on the device: emulated: launch 1 (Step) trapped",
         ),
         (
             "context lost mid-run",

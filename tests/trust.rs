@@ -519,8 +519,8 @@ fn rss() -> usize {
 #[ignore]
 fn soak() {
     for (choice, runs) in [
-        (TeamChoice::Host(HostConfig::default()), 4000usize),
-        (TeamChoice::EmulatedDevice, 1500),
+        (TeamChoice::Host(HostConfig::default()), 10_000usize),
+        (TeamChoice::EmulatedDevice, 3000),
     ] {
         let deployed = eagle::deploy_on(Wobble, choice.clone()).unwrap();
         let shape = |i: usize| (1 + (i * 7919) % 2000, 1 + (i as u64 * 31) % 150);

@@ -153,8 +153,16 @@ fn run(
 fn settings() -> impl Strategy<Value = Options> {
     (
         1u64..160,
-        prop_oneof![Just(None), Just(Some(Steps::Auto)), (1u32..40).prop_map(|k| Some(Steps::Fixed(k)))],
-        prop_oneof![Just(Compaction::Off), Just(Compaction::Auto), Just(Compaction::Always)],
+        prop_oneof![
+            Just(None),
+            Just(Some(Steps::Auto)),
+            (1u32..40).prop_map(|k| Some(Steps::Fixed(k)))
+        ],
+        prop_oneof![
+            Just(Compaction::Off),
+            Just(Compaction::Auto),
+            Just(Compaction::Always)
+        ],
         any::<bool>(),
     )
         .prop_map(|(max_steps, steps, c, reorder)| {
@@ -171,7 +179,9 @@ fn settings() -> impl Strategy<Value = Options> {
 fn ensemble(n: usize, seed: u64) -> Wob {
     let mut r = common::Rng(seed ^ 0xABCD);
     let pick = |r: &mut common::Rng| -> Vec<usize> {
-        (0..n / 50).map(|_| (r.next_u64() % n as u64) as usize).collect()
+        (0..n / 50)
+            .map(|_| (r.next_u64() % n as u64) as usize)
+            .collect()
     };
     let (blow, flag) = (pick(&mut r), pick(&mut r));
     Wob::new(n, seed, &blow, &flag)
@@ -226,7 +236,10 @@ proptest! {
 
 #[test]
 fn empty_ensemble_is_the_documented_error() {
-    for choice in [TeamChoice::Host(HostConfig::default()), TeamChoice::EmulatedDevice] {
+    for choice in [
+        TeamChoice::Host(HostConfig::default()),
+        TeamChoice::EmulatedDevice,
+    ] {
         let mut w = Wob::new(0, 1, &[], &[]);
         let deployed = eagle::deploy_on(Wobble, choice).unwrap();
         let err = eagle::until_done(&deployed, 10, w.planes()).err().unwrap();
@@ -257,14 +270,24 @@ fn one_percent_blow_up() {
         let status = runner.status().to_vec();
         drop(runner);
         assert_eq!(report.stop, Stop::Done, "{choice:?}");
-        assert_eq!((report.failed, report.finished, report.capped), (100, 9900, 0));
+        assert_eq!(
+            (report.failed, report.finished, report.capped),
+            (100, 9900, 0)
+        );
         for i in 0..n {
-            let want_s = if blow.contains(&i) { Status::Failed } else { Status::Finished };
+            let want_s = if blow.contains(&i) {
+                Status::Failed
+            } else {
+                Status::Finished
+            };
             assert_eq!(status[i], want_s, "sample {i}");
             assert!(w.x[i].is_finite() && w.v[i].is_finite() && w.t[i].is_finite());
             if blow.contains(&i) {
                 // The last finite state: one step, from the start (the second overflows).
-                assert!(w.t[i] > start.t[i] && w.t[i] < start.t[i] + 0.015, "sample {i}");
+                assert!(
+                    w.t[i] > start.t[i] && w.t[i] < start.t[i] + 0.015,
+                    "sample {i}"
+                );
             }
         }
         assert_eq!(status, want_status);
@@ -385,7 +408,11 @@ fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
             assert!(r.status().iter().all(|&s| s == Status::Finished));
             r.to_host().unwrap();
             drop(r);
-            let why = if by_cancel { Stop::Cancelled } else { Stop::TimeLimit };
+            let why = if by_cancel {
+                Stop::Cancelled
+            } else {
+                Stop::TimeLimit
+            };
             assert!(stops.contains(&why), "{choice:?}: {stops:?}");
             assert_eq!(got.bits(), want.bits(), "{choice:?} {stops:?}");
         }
@@ -440,37 +467,57 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
     let cases: Vec<(&str, FaultPlan, Options, &str)> = vec![
         (
             "oom on upload",
-            FaultPlan { fail_alloc: Some(0), ..FaultPlan::none() },
+            FaultPlan {
+                fail_alloc: Some(0),
+                ..FaultPlan::none()
+            },
             Options::new(200),
             "device out of memory: emulated: allocation 0 of 5600 B failed (0 B in use)",
         ),
         (
             "oom: a device too small for the planes",
-            FaultPlan { memory_bytes: Some(10_000), ..FaultPlan::none() },
+            FaultPlan {
+                memory_bytes: Some(10_000),
+                ..FaultPlan::none()
+            },
             Options::new(200),
             "device out of memory: emulated: allocation 1 of 5600 B failed (5600 B in use)",
         ),
         (
             "oom on the compaction buffers",
-            FaultPlan { fail_alloc: Some(14), ..FaultPlan::none() },
+            FaultPlan {
+                fail_alloc: Some(14),
+                ..FaultPlan::none()
+            },
             gather(),
             "device out of memory: emulated: allocation 14 of 5600 B failed (296472 B in use)",
         ),
         (
             "trap in launch 3 (a compaction helper)",
-            FaultPlan { trap_launch: Some(3), ..FaultPlan::none() },
+            FaultPlan {
+                trap_launch: Some(3),
+                ..FaultPlan::none()
+            },
             Options::new(200),
             "a kernel trapped on the device: emulated: launch 3 (WriteChunks) trapped",
         ),
         (
             "kernel trap in a graph replay",
-            FaultPlan { trap_launch: Some(1), ..FaultPlan::none() },
-            Options::new(200).arm(Arm::Graph).compaction(Compaction::Off),
+            FaultPlan {
+                trap_launch: Some(1),
+                ..FaultPlan::none()
+            },
+            Options::new(200)
+                .arm(Arm::Graph)
+                .compaction(Compaction::Off),
             "a kernel trapped on the device: emulated: launch 1 (Step) trapped",
         ),
         (
             "context lost mid-run",
-            FaultPlan { lose_context_at_launch: Some(4), ..FaultPlan::none() },
+            FaultPlan {
+                lose_context_at_launch: Some(4),
+                ..FaultPlan::none()
+            },
             gather(),
             "the device context was lost: emulated: context lost at launch 4",
         ),
@@ -482,7 +529,10 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
         assert!(untouched, "{what}: caller's planes changed");
     }
     // A fault planned after the run's last launch: the run completes, planes fully updated.
-    let late = FaultPlan { trap_launch: Some(1_000_000), ..FaultPlan::none() };
+    let late = FaultPlan {
+        trap_launch: Some(1_000_000),
+        ..FaultPlan::none()
+    };
     let (err, _, w) = faulty(late, Options::new(200));
     assert!(err.is_none());
     assert_eq!(w.bits(), wob_oracle(700).bits());
@@ -491,7 +541,10 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
 #[test]
 fn after_a_fault_the_next_run_starts_again_from_the_callers_planes() {
     let mut w = Wob::new(700, 11, &[3], &[5]);
-    let faults = FaultPlan { lose_context_at_launch: Some(2), ..FaultPlan::none() };
+    let faults = FaultPlan {
+        lose_context_at_launch: Some(2),
+        ..FaultPlan::none()
+    };
     let deployed = eagle::deploy_on(Wobble, TeamChoice::EmulatedDeviceWith(faults)).unwrap();
     let mut r = eagle::until_done(&deployed, 200, w.planes()).unwrap();
     assert!(matches!(r.run(), Err(Error::ContextLost(_))));
@@ -509,7 +562,11 @@ fn after_a_fault_the_next_run_starts_again_from_the_callers_planes() {
 /// Resident set size in bytes, from /proc/self/statm.
 fn rss() -> usize {
     let s = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: usize = s.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    let pages: usize = s
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
     pages * 4096
 }
 

@@ -5,11 +5,11 @@
 //! Results stay on the device after `run()`; `to_host()` is the one device-to-host copy of
 //! the results into the caller's planes.
 
+use crate::control::Control;
 use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
 use crate::options::{Arm, DeviceCompaction, Plan};
 use crate::planes::Bound;
-use crate::control::Control;
 use crate::report::{RunReport, Stop};
 use hawk::device::CHUNK;
 use hawk::{Kernel, Real, Role};

@@ -27,8 +27,8 @@ mod report;
 mod runner;
 mod team;
 
-pub use device::cuda::CudaTeam;
 pub use control::CancelHandle;
+pub use device::cuda::CudaTeam;
 pub use device::{DeviceProps, DeviceTeam, FaultPlan, device_props};
 pub use error::Error;
 pub use hawk_host::{HostConfig, Isa};

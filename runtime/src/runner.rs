@@ -1,5 +1,6 @@
 //! `until_done` and its runner: the launch loop, compaction, reorder and the report.
 
+use crate::control::{CancelHandle, Control};
 use crate::device::DeviceTeam;
 use crate::device::cuda::CudaBackend;
 use crate::device::emulated::EmulatedBackend;
@@ -8,7 +9,6 @@ use crate::error::Error;
 use crate::host_run::run_host;
 use crate::options::{Options, Plan, Reorder};
 use crate::planes::{Bound, bind};
-use crate::control::{CancelHandle, Control};
 use crate::report::{RunReport, Status, Stop};
 use crate::team::{Deployed, Team};
 use hawk::{Kernel, PlaneSource, Role};
@@ -246,7 +246,12 @@ where
         self.steps_done += report.steps;
         self.resumable = matches!(report.stop, Stop::Cancelled | Stop::TimeLimit);
         let capped = report.stop == Stop::MaxSteps;
-        for ((st, t), &b) in self.status.iter_mut().zip(&mut self.terminated).zip(&self.bytes) {
+        for ((st, t), &b) in self
+            .status
+            .iter_mut()
+            .zip(&mut self.terminated)
+            .zip(&self.bytes)
+        {
             *t = b != hawk::ACTIVE;
             *st = match b {
                 hawk::ACTIVE if capped => Status::Capped,

@@ -144,7 +144,7 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
             return Err(syn::Error::new(
                 pt.ty.span(),
                 "unsupported kernel argument type: write `Scalar` (per-sample input), \
-                 `&mut Scalar` (per-sample state), `Param` (one value for all samples) \
+                 `&mut Scalar` (per-sample state), `Param` (one value for all samples), \
                  `&mut Terminated` (the done flag) or `&mut Failed` (the optional failure flag)",
             ));
         };

@@ -7,6 +7,7 @@ use clap::Parser;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 use eagle::{Arm, Compaction, DeviceCompaction, HostConfig, Options, TeamChoice};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -126,7 +127,9 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .steps(steps)
         .arm(arm)
         .compaction(compaction)
-        .device_compaction(strategy);
+        .device_compaction(strategy)
+        // The bar goes to stderr, and only when a person is watching.
+        .progress(std::io::stdout().is_terminal());
     let mut runner = eagle::until_done_with(&deployed, options, planes)?;
 
     let mut t0 = Instant::now();

@@ -192,3 +192,65 @@ fn unknown_plane_asked_after_a_run() {
         "no plane `omega` in this run"
     );
 }
+
+/// Every public entry point of a runner, on the host team and the emulated device: each bad
+/// call is tried and its message checked, and the caller's planes stay as they were.
+#[test]
+fn every_runner_entry_point_refuses_bad_calls() {
+    for choice in [
+        TeamChoice::Host(HostConfig::default()),
+        TeamChoice::EmulatedDevice,
+    ] {
+        let mut e = Ens::varied(6, 4);
+        let before = e.clone();
+        let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+        let planes = OscillatorPlanes {
+            omega: &e.omega,
+            t_end: 1.0,
+            dt: 1e-3,
+            x: &mut e.x,
+            v: &mut e.v,
+            t: &mut e.t,
+        };
+        let mut r = eagle::until_done(&deployed, 5, planes).unwrap();
+        type Call<'r> = Box<dyn Fn(&mut eagle::Runner<'r, Oscillator>) -> Result<(), Error>>;
+        let table: Vec<(&str, Call, &str)> = vec![
+            (
+                "resume before any run",
+                Box::new(|r| r.resume().map(|_| ())),
+                "nothing to resume: call run() first (resume continues a run that stopped early)",
+            ),
+            (
+                "plane_mut of an input plane",
+                Box::new(|r| r.plane_mut("omega").map(|_| ())),
+                "no plane `omega` in this run",
+            ),
+            (
+                "plane_mut of an unknown plane",
+                Box::new(|r| r.plane_mut("y").map(|_| ())),
+                "no plane `y` in this run",
+            ),
+            (
+                "plane of an unknown plane",
+                Box::new(|r| r.plane("").map(|_| ())),
+                "no plane `` in this run",
+            ),
+        ];
+        for (what, call, want) in &table {
+            let err = call(&mut r).expect_err(what);
+            assert_eq!(err.to_string(), *want, "{choice:?}: {what}");
+        }
+        drop(table);
+        // A run that reached its cap, or finished, cannot be resumed either.
+        let rep = r.run().unwrap();
+        assert_eq!(rep.stop, eagle::Stop::MaxSteps);
+        assert!(r.status().iter().all(|&s| s == eagle::Status::Capped));
+        let err = r.resume().unwrap_err();
+        assert_eq!(err, Error::NothingToResume, "{choice:?}");
+        drop(r);
+        if choice == TeamChoice::EmulatedDevice {
+            // The device never writes the caller's planes before to_host().
+            assert_eq!(e, before);
+        }
+    }
+}

@@ -87,30 +87,58 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
         muts: &mut Self::Muts<L>,
         terminated: &mut L::Mask,
     );
+    /// `true` when the kernel has a `failed: &mut Failed` argument (it can flag a sample
+    /// as failed, e.g. an adaptive method's step size collapse).
+    const FAILS: bool = false;
+    /// One step that may also flag lanes as failed: `failed` is OR-ed into, never cleared.
+    /// Kernels without a `&mut Failed` argument never set it (this default).
+    #[inline(always)]
+    fn step_or_fail<L: Lane<Elem = Self::Real>>(
+        ins: &Self::Ins<L>,
+        params: &Self::Params<L>,
+        muts: &mut Self::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+    ) {
+        let _ = failed;
+        Self::step(ins, params, muts, terminated)
+    }
     /// Number of planes of `role`.
     fn count(role: Role) -> usize {
         Self::PLANES.iter().filter(|p| p.role == role).count()
     }
 }
 
-/// Advances one lane group up to `k` steps with its state in registers.
+/// A sample's status byte in the `terminated` plane: still running.
+pub const ACTIVE: u8 = 0;
+/// A sample's status byte: the kernel set its `terminated` flag.
+pub const FINISHED: u8 = 1;
+/// A sample's status byte: its state became NaN or infinite, or the kernel set `failed`;
+/// it keeps the state from before the failing step.
+pub const FAILED: u8 = 2;
+
+/// Advances one lane group up to `k` steps with its state in registers (the fast path).
 ///
 /// A sample whose flag is set (before or during these steps) never changes again: the step
-/// that sets the flag is kept, later steps are discarded lane by lane. Returns the number of
-/// steps actually executed for the group (less than `k` when every lane finished early).
+/// that sets the flag is kept, later steps are discarded lane by lane. Kernel-flagged
+/// failures are OR-ed into `failed` without stopping anything; the caller checks the result
+/// once with [`needs_replay`] and, only then, replays the launch from its start state with
+/// [`advance_checked`] (kernels are pure, so the replay gives the same bits). Returns the
+/// number of steps executed for the group (less than `k` when every lane finished early).
 #[inline(always)]
 pub fn advance<K: Kernel, L: Lane<Elem = K::Real>>(
     ins: &K::Ins<L>,
     params: &K::Params<L>,
     muts: &mut K::Muts<L>,
     terminated: &mut L::Mask,
+    failed: &mut L::Mask,
     k: u32,
 ) -> u32 {
     let mut s = 0;
     // Fast path: while no lane has finished, nothing needs freezing.
     if !terminated.any() {
         while s < k {
-            K::step(ins, params, muts, terminated);
+            K::step_or_fail(ins, params, muts, terminated, failed);
             s += 1;
             if terminated.any() {
                 break;
@@ -121,12 +149,66 @@ pub fn advance<K: Kernel, L: Lane<Elem = K::Real>>(
     while s < k && !terminated.all() {
         let before = *terminated;
         let old = *muts;
-        K::step(ins, params, muts, terminated);
+        K::step_or_fail(ins, params, muts, terminated, failed);
         let (m, o) = (muts.as_mut_slice(), old.as_slice());
         for j in 0..m.len() {
             m[j] = L::select(before, o[j], m[j]);
         }
         *terminated |= before;
+        s += 1;
+    }
+    s
+}
+
+/// After an [`advance`]: does any lane that was running at the start (`start` clear) now
+/// hold a NaN or infinite state, or did the kernel flag it failed? Then the launch must be
+/// replayed with [`advance_checked`]. One pass over the state per launch, not per step.
+#[inline(always)]
+pub fn needs_replay<K: Kernel, L: Lane<Elem = K::Real>>(
+    muts: &K::Muts<L>,
+    start: L::Mask,
+    failed: L::Mask,
+) -> bool {
+    let mut bad = failed;
+    for m in muts.as_slice() {
+        bad |= !m.is_finite();
+    }
+    (bad & !start).any()
+}
+
+/// [`advance`] with a check after every step: a running lane whose new state is NaN or
+/// infinite, or that the kernel flagged failed, keeps its state from before that step, is
+/// frozen (`terminated` set) and is marked in `failed`. Lanes that do not fail get exactly
+/// the bits [`advance`] gives them. Out of line on the host, so the fast path keeps its
+/// registers.
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+pub fn advance_checked<K: Kernel, L: Lane<Elem = K::Real>>(
+    ins: &K::Ins<L>,
+    params: &K::Params<L>,
+    muts: &mut K::Muts<L>,
+    terminated: &mut L::Mask,
+    failed: &mut L::Mask,
+    k: u32,
+) -> u32 {
+    let mut s = 0;
+    while s < k && !terminated.all() {
+        let before = *terminated;
+        let old = *muts;
+        let mut flagged = L::Mask::splat(false);
+        K::step_or_fail(ins, params, muts, terminated, &mut flagged);
+        let mut bad = flagged;
+        for m in muts.as_slice() {
+            bad |= !m.is_finite();
+        }
+        let bad = bad & !before;
+        let keep = before | bad;
+        let (m, o) = (muts.as_mut_slice(), old.as_slice());
+        for j in 0..m.len() {
+            m[j] = L::select(keep, o[j], m[j]);
+        }
+        *terminated |= keep;
+        *failed |= bad;
         s += 1;
     }
     s
@@ -152,18 +234,25 @@ where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
     unsafe {
-        let mut term = *terminated.add(i) != 0;
-        if term {
+        if *terminated.add(i) != ACTIVE {
             return false;
         }
         let inv = K::Ins::<K::Real>::from_fn(|j| *ins[j].add(i));
         let par = K::Params::<K::Real>::from_fn(|j| params[j]);
-        let mut st = K::Muts::<K::Real>::from_fn(|j| *muts[j].add(i));
-        advance::<K, K::Real>(&inv, &par, &mut st, &mut term, k);
+        let load = || K::Muts::<K::Real>::from_fn(|j| *muts[j].add(i));
+        let mut st = load();
+        let (mut term, mut failed) = (false, false);
+        advance::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
+        if needs_replay::<K, K::Real>(&st, false, failed) {
+            // The planes still hold the launch's start state: replay it step by step.
+            st = load();
+            (term, failed) = (false, false);
+            advance_checked::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
+        }
         for (j, v) in st.as_slice().iter().enumerate() {
             *muts[j].add(i) = *v;
         }
-        *terminated.add(i) = term as u8;
+        *terminated.add(i) = if failed { FAILED } else { term as u8 };
         !term
     }
 }

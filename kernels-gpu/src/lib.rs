@@ -23,7 +23,9 @@
 //!
 //! Roles: `Scalar` is a per-sample read-only plane, `&mut Scalar` a per-sample plane the
 //! kernel advances, `Param` one value for all samples, and `&mut Terminated` the per-sample
-//! flag the body sets when the sample is done. Inside the body `Scalar` is the lane type:
+//! flag the body sets when the sample is done. An optional `&mut Failed` is a per-sample
+//! flag the body sets when the sample cannot go on (e.g. its step size collapsed): the
+//! runtime then keeps the state from before that step and reports the sample as failed. Inside the body `Scalar` is the lane type:
 //! use its operators, [`Lane`] methods (`ge`, `select`, `sqrt`, `mul_add`, ...) and
 //! `Scalar::splat(c)` for constants.
 #![no_std]
@@ -41,7 +43,8 @@ pub mod methods;
 
 pub use hawk_macros::kernel;
 pub use kernel::{
-    Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps, advance, mask_to_bytes, run_sample,
+    ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps, advance,
+    advance_checked, mask_to_bytes, needs_replay, run_sample,
 };
 pub use lane::{Lane, LaneArray, Mask, Real};
 

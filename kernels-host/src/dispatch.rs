@@ -4,7 +4,10 @@
 use crate::LaunchStats;
 use crate::workset::Ptrs;
 use hawk::lane::Multi;
-use hawk::{Kernel, Lane, LaneArray, Mask, Real, advance, run_sample};
+use hawk::{
+    ACTIVE, FAILED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked, needs_replay,
+    run_sample,
+};
 use std::simd::Simd;
 
 /// An element type the host team can run: `f64` or `f32`, with its SIMD lane types.
@@ -121,17 +124,27 @@ where
     unsafe {
         while i + w <= hi {
             let flags = p.terminated.add(i);
-            let mut term = L::Mask::from_fn(|l| *flags.add(l) != 0);
-            if !term.all() {
+            let start = L::Mask::from_fn(|l| *flags.add(l) != ACTIVE);
+            if !start.all() {
                 let ins = K::Ins::<L>::from_fn(|j| L::load(p.ins[j].add(i)));
-                let mut st = K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
-                advance::<K, L>(&ins, &params, &mut st, &mut term, k);
+                let load = || K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
+                let mut st = load();
+                let (mut term, mut failed) = (start, L::Mask::splat(false));
+                advance::<K, L>(&ins, &params, &mut st, &mut term, &mut failed, k);
+                if needs_replay::<K, L>(&st, start, failed) {
+                    // The planes still hold the launch's start state: replay it checked.
+                    st = load();
+                    (term, failed) = (start, L::Mask::splat(false));
+                    advance_checked::<K, L>(&ins, &params, &mut st, &mut term, &mut failed, k);
+                }
                 for (j, v) in st.as_slice().iter().enumerate() {
                     v.store(p.muts[j].add(i));
                 }
                 for l in 0..w {
                     let t = term.test(l);
-                    *flags.add(l) = t as u8;
+                    if !start.test(l) {
+                        *flags.add(l) = if failed.test(l) { FAILED } else { t as u8 };
+                    }
                     stats.active += !t as usize;
                 }
                 stats.loaded += w;

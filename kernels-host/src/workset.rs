@@ -50,6 +50,14 @@ impl<R: Real> WorkSet<R> {
         }
     }
 
+    /// The same work set with each sample's status byte (`0` running, `1` finished, `2`
+    /// failed) taken from `status` (caller order), e.g. to continue a stopped run.
+    pub fn with_status(mut self, status: &[u8]) -> Self {
+        debug_assert_eq!(status.len(), self.terminated.len());
+        self.terminated.copy_from_slice(status);
+        self
+    }
+
     /// Number of slots.
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -81,7 +89,7 @@ impl<R: Real> WorkSet<R> {
         &self.ins[j]
     }
 
-    /// Terminated flags (0 or 1), in slot order.
+    /// Status bytes (`0` running, `1` finished, `2` failed), in slot order.
     pub fn terminated(&self) -> &[u8] {
         &self.terminated
     }

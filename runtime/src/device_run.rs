@@ -6,11 +6,12 @@
 //! the results into the caller's planes.
 
 use crate::bytes::IssuedBytes;
+use crate::control::Control;
 use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
 use crate::options::{Arm, DeviceCompaction, Plan};
 use crate::planes::Bound;
-use crate::report::RunReport;
+use crate::report::{RunReport, Stop};
 use hawk::device::CHUNK;
 use hawk::{Kernel, Real, Role};
 use hawk_host::HostReal;
@@ -111,33 +112,28 @@ impl<B: Backend> Session<B> {
         })
     }
 
-    /// The one device-to-host copy: results and terminated flags into the caller's planes.
-    pub fn copy_home<R: HostReal>(
-        &mut self,
-        planes: &mut Bound<'_, R>,
-        terminated: &mut [bool],
-    ) -> Result<(), Error> {
+    /// The one device-to-host copy of the results into the caller's planes. Every plane is
+    /// downloaded before any is written, so a device fault leaves the caller's planes as
+    /// they were.
+    pub fn copy_home<R: HostReal>(&mut self, planes: &mut Bound<'_, R>) -> Result<(), Error> {
         if !self.on_device {
             return Ok(());
         }
-        for (dst, &src) in planes.muts.iter_mut().zip(&self.muts) {
-            self.be.download(src, bytes_of_mut(dst))?;
+        let mut got: Vec<Vec<R>> = Vec::with_capacity(self.muts.len());
+        for &src in &self.muts {
+            let mut v = vec![R::from_f64(0.0); self.n as usize];
+            self.be.download(src, bytes_of_mut(&mut v))?;
+            got.push(v);
         }
-        let mut t = vec![0u8; self.n as usize];
-        self.be.download(self.term, &mut t)?;
-        for (d, s) in terminated.iter_mut().zip(t) {
-            *d = s != 0;
+        for (dst, src) in planes.muts.iter_mut().zip(got) {
+            dst.copy_from_slice(&src);
         }
         Ok(())
     }
 
     /// Brings the state home and makes the caller's planes the source of the next run.
-    pub fn release_to_host<R: HostReal>(
-        &mut self,
-        planes: &mut Bound<'_, R>,
-        terminated: &mut [bool],
-    ) -> Result<(), Error> {
-        self.copy_home(planes, terminated)?;
+    pub fn release_to_host<R: HostReal>(&mut self, planes: &mut Bound<'_, R>) -> Result<(), Error> {
+        self.copy_home(planes)?;
         self.on_device = false;
         Ok(())
     }
@@ -456,13 +452,18 @@ impl<B: Backend> Session<B> {
     }
 }
 
-/// Runs the launch loop on a device. Starts from the device state left by the last run, or
-/// from the caller's planes when they are the current state; every sample starts not
-/// terminated. Leaves the results on the device (see [`Session::copy_home`]).
+/// Runs the launch loop on a device from the status bytes in `status` (all `0` for a fresh
+/// run) with `steps_before` steps of this run already taken. Starts from the device state
+/// left by the last run, or from the caller's planes when they are the current state.
+/// Leaves the results on the device (see [`Session::copy_home`]) and the status bytes in
+/// `status` (one byte per sample comes back).
 pub(crate) fn run_device<K: Kernel, B: Backend>(
     s: &mut Session<B>,
     plan: &Plan,
     planes: &Bound<'_, K::Real>,
+    status: &mut [u8],
+    steps_before: u64,
+    ctl: &Control,
 ) -> Result<RunReport, Error>
 where
     K::Real: HostReal,
@@ -474,7 +475,7 @@ where
         }
     }
     s.on_device = true;
-    s.be.zero(s.term, s.n as usize)?;
+    s.be.upload(s.term, status)?;
     let params = planes.params.clone();
     let mut report = RunReport {
         samples: planes.n,
@@ -505,17 +506,22 @@ where
     }
     let issued = IssuedBytes::of::<K>();
     let mut slots = s.n;
-    let mut active = s.n;
+    let mut active = status.iter().filter(|&&b| b == hawk::ACTIVE).count() as u32;
+    let mut steps = steps_before;
+    let mut stop = None;
     let mut arm = plan.arm;
-    if arm == Arm::GraphWhile {
-        let k = plan.next_k(plan.max_steps, false);
-        let max_launches = u32::try_from(plan.max_steps / u64::from(k)).unwrap_or(u32::MAX);
+    if arm == Arm::GraphWhile && active > 0 {
+        let left = plan.max_steps - steps;
+        let k = plan.next_k(left, false);
+        let max_launches = u32::try_from(left / u64::from(k)).unwrap_or(u32::MAX);
         if plan.compaction != crate::options::Compaction::Off {
             report
                 .notes
                 .push("graph_while: no compaction inside the device loop".into());
         }
-        if max_launches > 0 {
+        if let Some(why) = ctl.should_stop(0) {
+            stop = Some(why);
+        } else if max_launches > 0 {
             match s.while_loop::<K>(layout, slots, k, max_launches, &params, &mut report)? {
                 Some(a) => {
                     active = a;
@@ -526,10 +532,16 @@ where
                 }
                 None => arm = Arm::Graph,
             }
+            steps += report.steps;
+            ctl.progress(steps, active as usize, report.launches);
         }
     }
-    while active > 0 && report.steps < plan.max_steps {
-        let k = plan.next_k(plan.max_steps - report.steps, active < s.n);
+    while stop.is_none() && active > 0 && steps < plan.max_steps {
+        if let Some(why) = ctl.should_stop(report.launches) {
+            stop = Some(why);
+            break;
+        }
+        let k = plan.next_k(plan.max_steps - steps, active < s.n);
         report.slots_by_launch.push(slots as usize);
         let running = active;
         active = s.launch_once::<K>(arm, layout, slots, k, &params, &mut report)?;
@@ -537,8 +549,10 @@ where
         report.issued_bytes += issued.device_launch(slots, running, indexed);
         report.launches += 1;
         report.steps += u64::from(k);
+        steps += u64::from(k);
         *report.launches_by_k.entry(k).or_default() += 1;
         report.active_by_launch.push(active as usize);
+        ctl.progress(steps, active as usize, report.launches);
         if active > 0 && plan.compaction.due(slots as usize, active as usize) {
             layout = s.compact::<K>(layout, slots, plan.device_compaction)?;
             let gather = plan.device_compaction == DeviceCompaction::Gather;
@@ -550,9 +564,14 @@ where
     if let Layout::Dense(ids) = layout {
         s.move_planes::<K>(Entry::Scatter, false, slots, ids)?;
     }
-    // Make sure everything queued has finished before the run reports.
-    s.read_u32(s.active)?;
+    // Waits for everything queued, then brings the status bytes home.
+    s.be.download(s.term, status)?;
     report.active = active as usize;
     report.done = active == 0;
+    report.stop = stop.unwrap_or(if active == 0 {
+        Stop::Done
+    } else {
+        Stop::MaxSteps
+    });
     Ok(report)
 }

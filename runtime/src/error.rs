@@ -2,7 +2,8 @@
 
 use hawk_host::HostError;
 
-/// An error from eagle. No error leaves the caller's planes changed.
+/// An error from eagle. No error leaves the caller's planes changed (a run that completes
+/// leaves them fully updated).
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum Error {
     /// The kernel declares a plane the caller did not give.
@@ -95,6 +96,19 @@ pub enum Error {
     /// The device failed (a driver call, a launch, an allocation).
     #[error("device: {0}")]
     Device(String),
+    /// The device ran out of memory (uploading the planes, or compaction buffers).
+    #[error("device out of memory: {0}")]
+    DeviceOutOfMemory(String),
+    /// A kernel trapped on the device (an illegal address, an assertion, a hardware fault).
+    #[error("a kernel trapped on the device: {0}")]
+    KernelTrap(String),
+    /// The device context was lost (destroyed, device gone); the runner's device state is
+    /// dropped and the next run starts again from the caller's planes.
+    #[error("the device context was lost: {0}")]
+    ContextLost(String),
+    /// `resume()` was called on a runner that has no stopped run to continue.
+    #[error("nothing to resume: call run() first (resume continues a run that stopped early)")]
+    NothingToResume,
     /// The device team was asked for but cannot be used.
     #[error("device team unavailable: {0}")]
     DeviceUnavailable(String),

@@ -1,19 +1,23 @@
 //! The host team's launch loop: work on a copy, launch, compact, reorder, write home.
 
 use crate::bytes::IssuedBytes;
+use crate::control::Control;
 use crate::options::Plan;
 use crate::planes::Bound;
-use crate::report::RunReport;
+use crate::report::{RunReport, Stop};
 use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, WorkSet};
 
-/// Runs the launch loop on the host team; writes the caller's planes and `terminated` once,
-/// at the end.
+/// Runs the launch loop on the host team from the status bytes in `status` (all `0` for a
+/// fresh run) with `steps_before` steps of this run already taken; writes the caller's
+/// planes and `status` once, at the end (also when the run stops early).
 pub(crate) fn run_host<K: Kernel>(
     team: &HostTeam,
     plan: &Plan,
     planes: &mut Bound<'_, K::Real>,
-    terminated: &mut [bool],
+    status: &mut [u8],
+    steps_before: u64,
+    ctl: &Control,
 ) -> RunReport
 where
     K::Real: HostReal,
@@ -23,7 +27,8 @@ where
         p.ins.iter().map(|d| d.to_vec()).collect(),
         p.params.clone(),
         p.muts.iter().map(|d| d.to_vec()).collect(),
-    );
+    )
+    .with_status(status);
     let issued = IssuedBytes::of::<K>();
     let mut report = RunReport {
         samples: p.n,
@@ -45,17 +50,25 @@ where
     }
     // Samples compacted away wait here, in the caller's order, until the run ends.
     let mut home: Option<Home<K::Real>> = None;
-    let mut active = p.n;
-    while active > 0 && report.steps < plan.max_steps {
-        let k = plan.next_k(plan.max_steps - report.steps, active < p.n);
+    let mut active = work.active();
+    let mut steps = steps_before;
+    let mut stop = None;
+    while active > 0 && steps < plan.max_steps {
+        if let Some(why) = ctl.should_stop(report.launches) {
+            stop = Some(why);
+            break;
+        }
+        let k = plan.next_k(plan.max_steps - steps, active < p.n);
         report.slots_by_launch.push(work.len());
         let stats = team.launch::<K>(&mut work, k);
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
         report.launches += 1;
         report.steps += u64::from(k);
+        steps += u64::from(k);
         *report.launches_by_k.entry(k).or_default() += 1;
         report.active_by_launch.push(active);
+        ctl.progress(steps, active, report.launches);
         if active > 0 && plan.compaction.due(work.len(), active) {
             let h = home.get_or_insert_with(|| Home::of(planes));
             let before = work.len();
@@ -69,21 +82,22 @@ where
         for (j, dst) in planes.muts.iter_mut().enumerate() {
             dst.copy_from_slice(work.mutable(j));
         }
-        for (d, &s) in terminated.iter_mut().zip(work.terminated()) {
-            *d = s != 0;
-        }
+        status.copy_from_slice(work.terminated());
     } else {
         let mut h = home.unwrap_or_else(|| Home::of(planes));
         work.scatter(&mut h.muts, &mut h.terminated);
         for (dst, src) in planes.muts.iter_mut().zip(&h.muts) {
             dst.copy_from_slice(src);
         }
-        for (d, &s) in terminated.iter_mut().zip(&h.terminated) {
-            *d = s != 0;
-        }
+        status.copy_from_slice(&h.terminated);
     }
     report.active = active;
     report.done = active == 0;
+    report.stop = stop.unwrap_or(if active == 0 {
+        Stop::Done
+    } else {
+        Stop::MaxSteps
+    });
     report
 }
 

@@ -9,9 +9,15 @@
 //! - Results come back in the caller's order, whatever compaction and reorder did.
 //! - A refused run (any [`Error`]) leaves the caller's planes as they were; a finished run
 //!   leaves them fully updated.
-//! - A sample never changes after the step that set its `terminated` flag.
+//! - A sample never changes after the step that set its `terminated` flag; a sample whose
+//!   state becomes NaN or infinite (or that the kernel flags `failed`) keeps the state from
+//!   before that step and is reported `Failed`; the others are unaffected.
+//! - A run stops only at a launch boundary (done, `max_steps`, cancel, time limit) with
+//!   every plane consistent; `Runner::resume` continues a cancelled or timed-out run with
+//!   the same final bits as an uninterrupted one.
 
 mod bytes;
+mod control;
 mod device;
 mod device_run;
 mod error;
@@ -22,15 +28,16 @@ mod report;
 mod runner;
 mod team;
 
+pub use control::CancelHandle;
 pub use device::cuda::CudaTeam;
-pub use device::{DeviceProps, DeviceTeam, device_props};
+pub use device::{DeviceProps, DeviceTeam, FaultPlan, device_props};
 pub use error::Error;
 pub use hawk_host::{HostConfig, Isa};
 pub use options::{
     AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options, Reorder,
 };
 pub use planes::PlaneSet;
-pub use report::RunReport;
+pub use report::{RunReport, Status, Stop};
 pub use runner::{Runner, until_done, until_done_with};
 pub use team::{
     Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module, device_unavailable_reason,

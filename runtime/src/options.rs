@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use hawk::Steps;
+use std::time::Duration;
 
 /// Steps per launch that `Steps::Auto` uses on the host team while no sample has finished.
 ///
@@ -101,6 +102,12 @@ pub struct Options {
     pub arm: Arm,
     /// Device compaction strategy.
     pub device_compaction: DeviceCompaction,
+    /// Wall-time limit of one `run()` or `resume()` call, checked at launch boundaries after
+    /// at least one launch (so every call makes progress); `None` (default) for no limit.
+    pub time_limit: Option<Duration>,
+    /// Show a progress bar on stderr (active samples, steps, launches, elapsed); off by
+    /// default.
+    pub progress: bool,
 }
 
 impl Options {
@@ -113,7 +120,19 @@ impl Options {
             reorder: Reorder::default(),
             arm: Arm::default(),
             device_compaction: DeviceCompaction::default(),
+            time_limit: None,
+            progress: false,
         }
+    }
+    /// Sets a wall-time limit per `run()`/`resume()` call.
+    pub fn time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = Some(limit);
+        self
+    }
+    /// Turns the progress bar on or off.
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
     }
     /// Sets a fixed number of steps per launch (or `Steps::Auto`).
     pub fn steps(mut self, steps: Steps) -> Self {

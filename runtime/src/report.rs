@@ -45,6 +45,44 @@ pub struct RunReport {
     pub graph_replays: u64,
     /// Notes on how the run deviated from what was asked (e.g. an arm's fallback).
     pub notes: Vec<String>,
+    /// Why the run stopped.
+    pub stop: Stop,
+    /// Samples the kernel terminated (this run or before it).
+    pub finished: usize,
+    /// Samples still running when the step cap (`max_steps`) was reached.
+    pub capped: usize,
+    /// Samples that failed: their state became NaN or infinite, or the kernel flagged them
+    /// (`&mut Failed`). Each keeps its state from before the failing step.
+    pub failed: usize,
+}
+
+/// Why a run stopped. Every stop is at a launch boundary, with every plane consistent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Stop {
+    /// Every sample finished or failed.
+    #[default]
+    Done,
+    /// `max_steps` steps were taken with samples still running (they are `Capped`).
+    MaxSteps,
+    /// A [`crate::CancelHandle`] asked it to stop; `Runner::resume` continues it.
+    Cancelled,
+    /// The wall-time limit (`Options::time_limit`) ran out; `Runner::resume` continues it.
+    TimeLimit,
+}
+
+/// What became of one sample, in the caller's order (`Runner::status`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Not run yet, or the run stopped early (cancelled, time limit) with it still running.
+    #[default]
+    Active,
+    /// The kernel set its `terminated` flag.
+    Finished,
+    /// Still running when `max_steps` was reached.
+    Capped,
+    /// Its state became NaN or infinite, or the kernel flagged it failed; it keeps its last
+    /// finite state (the one before the failing step).
+    Failed,
 }
 
 impl fmt::Display for RunReport {

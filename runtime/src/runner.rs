@@ -1,5 +1,6 @@
 //! `until_done` and its runner: the launch loop, compaction, reorder and the report.
 
+use crate::control::{CancelHandle, Control};
 use crate::device::DeviceTeam;
 use crate::device::cuda::CudaBackend;
 use crate::device::emulated::EmulatedBackend;
@@ -8,12 +9,13 @@ use crate::error::Error;
 use crate::host_run::run_host;
 use crate::options::{Options, Plan, Reorder};
 use crate::planes::{Bound, bind};
-use crate::report::RunReport;
+use crate::report::{RunReport, Status, Stop};
 use crate::team::{Deployed, Team};
 use hawk::{Kernel, PlaneSource, Role};
 use hawk_host::HostReal;
 
-/// Runs a deployed kernel until every sample is terminated or `max_steps` is reached.
+/// Runs a deployed kernel until every sample is terminated (or failed) or `max_steps` is
+/// reached, or a cancel or the time limit stops it (see [`Runner::resume`]).
 ///
 /// Holds the caller's planes for its lifetime. On the host team `run()` updates the mutable
 /// planes in place (once, at the end) and `to_host()` is a no-op; on the device `run()`
@@ -23,7 +25,15 @@ pub struct Runner<'a, K: Kernel> {
     options: Options,
     plan: Plan,
     planes: Bound<'a, K::Real>,
+    /// Status bytes (`hawk::ACTIVE`, `FINISHED`, `FAILED`) in the caller's order.
+    bytes: Vec<u8>,
     terminated: Vec<bool>,
+    status: Vec<Status>,
+    /// Steps the current run has taken (over `run()` and its `resume()`s).
+    steps_done: u64,
+    /// The last run stopped early (cancelled, time limit) and can be resumed.
+    resumable: bool,
+    cancel: CancelHandle,
     device: Option<DeviceSession>,
 }
 
@@ -106,7 +116,12 @@ where
         options,
         plan,
         planes,
+        bytes: vec![hawk::ACTIVE; n],
         terminated: vec![false; n],
+        status: vec![Status::Active; n],
+        steps_done: 0,
+        resumable: false,
+        cancel: CancelHandle::default(),
         device: None,
     })
 }
@@ -130,9 +145,21 @@ where
         &self.options
     }
 
-    /// Per-sample terminated flags after the last run, in the caller's order.
+    /// Per-sample terminated flags after the last run, in the caller's order (`true` for
+    /// finished and failed samples).
     pub fn terminated(&self) -> &[bool] {
         &self.terminated
+    }
+
+    /// Per-sample status after the last run, in the caller's order.
+    pub fn status(&self) -> &[Status] {
+        &self.status
+    }
+
+    /// A handle that stops this runner's current or next run at a launch boundary, usable
+    /// from any thread.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.cancel.clone()
     }
 
     /// A mutable plane for writing between runs (same shapes, new contents). On the device
@@ -146,7 +173,7 @@ where
                 plane: name.to_owned(),
             })?;
         if let Some(d) = &mut self.device {
-            with_session!(d, s => s.release_to_host(&mut self.planes, &mut self.terminated))?;
+            with_session!(d, s => s.release_to_host(&mut self.planes))?;
         }
         Ok(&mut *self.planes.muts[j])
     }
@@ -168,21 +195,87 @@ where
     pub fn to_host(&mut self) -> Result<(), Error> {
         match &mut self.device {
             None => Ok(()),
-            Some(d) => with_session!(d, s => s.copy_home(&mut self.planes, &mut self.terminated)),
+            Some(d) => with_session!(d, s => s.copy_home(&mut self.planes)),
         }
     }
 
     /// Runs from the planes' current contents (every sample starts not terminated) until all
-    /// samples terminate or `max_steps` steps. Results land in the caller's order: in the
-    /// caller's planes on the host team, on the device until `to_host()` on the device.
-    /// A second run continues from the first run's results (on either team).
+    /// samples terminate or fail, `max_steps` steps, a cancel or the time limit. Results
+    /// land in the caller's order: in the caller's planes on the host team, on the device
+    /// until `to_host()` on the device. A second run continues from the first run's results
+    /// (on either team) with fresh flags and step count.
+    ///
+    /// On a device error the runner drops its device state (the caller's planes are as they
+    /// were) and the next run starts again from the caller's planes.
     pub fn run(&mut self) -> Result<RunReport, Error> {
+        self.bytes.fill(hawk::ACTIVE);
+        self.steps_done = 0;
+        self.go()
+    }
+
+    /// Continues a run that stopped early (cancelled or out of time) from where it stopped:
+    /// same state, flags and step count, so the final results equal an uninterrupted run's
+    /// bit for bit. The report covers this call (its `steps` are this call's).
+    pub fn resume(&mut self) -> Result<RunReport, Error> {
+        if !self.resumable {
+            return Err(Error::NothingToResume);
+        }
+        self.go()
+    }
+
+    fn go(&mut self) -> Result<RunReport, Error> {
+        let ctl = Control::new(
+            &self.cancel,
+            self.options.time_limit,
+            self.options.progress,
+            self.plan.max_steps,
+        );
+        ctl.progress(self.steps_done, self.planes.n, 0);
+        let mut bytes = self.bytes.clone();
+        let out = self.launch_loop(&mut bytes, &ctl);
+        ctl.finish();
+        let mut report = match out {
+            Ok(r) => r,
+            Err(e) => {
+                self.device = None;
+                self.resumable = false;
+                return Err(e);
+            }
+        };
+        self.bytes = bytes;
+        self.steps_done += report.steps;
+        self.resumable = matches!(report.stop, Stop::Cancelled | Stop::TimeLimit);
+        let capped = report.stop == Stop::MaxSteps;
+        for ((st, t), &b) in self
+            .status
+            .iter_mut()
+            .zip(&mut self.terminated)
+            .zip(&self.bytes)
+        {
+            *t = b != hawk::ACTIVE;
+            *st = match b {
+                hawk::ACTIVE if capped => Status::Capped,
+                hawk::ACTIVE => Status::Active,
+                hawk::FAILED => Status::Failed,
+                _ => Status::Finished,
+            };
+        }
+        let count = |s: Status| self.status.iter().filter(|&&x| x == s).count();
+        report.finished = count(Status::Finished);
+        report.failed = count(Status::Failed);
+        report.capped = count(Status::Capped);
+        Ok(report)
+    }
+
+    fn launch_loop(&mut self, bytes: &mut [u8], ctl: &Control) -> Result<RunReport, Error> {
         match &self.deployed.team {
             Team::Host(team) => Ok(run_host::<K>(
                 team,
                 &self.plan,
                 &mut self.planes,
-                &mut self.terminated,
+                bytes,
+                self.steps_done,
+                ctl,
             )),
             Team::Device(dev) => {
                 if self.device.is_none() {
@@ -191,14 +284,15 @@ where
                             CudaBackend::new(t.clone())?,
                             &self.planes,
                         )?),
-                        DeviceTeam::Emulated => DeviceSession::Emulated(Session::new(
-                            EmulatedBackend::default(),
+                        DeviceTeam::Emulated(faults) => DeviceSession::Emulated(Session::new(
+                            EmulatedBackend::with_faults(*faults),
                             &self.planes,
                         )?),
                     });
                 }
                 let d = self.device.as_mut().expect("made above");
-                with_session!(d, s => run_device::<K, _>(s, &self.plan, &self.planes))
+                let steps = self.steps_done;
+                with_session!(d, s => run_device::<K, _>(s, &self.plan, &self.planes, bytes, steps, ctl))
             }
         }
     }

@@ -21,6 +21,9 @@ pub enum TeamChoice {
     /// The emulated device team: the device team's orchestration and the GPU entries'
     /// bodies run on the CPU with real launch geometry. For tests; slow.
     EmulatedDevice,
+    /// The emulated device team injecting the faults planned (out of memory, a kernel trap,
+    /// a lost context): for tests of the device team's error paths.
+    EmulatedDeviceWith(crate::device::FaultPlan),
 }
 
 /// The team a kernel was deployed on.
@@ -135,7 +138,8 @@ where
             })?;
             Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(ptx)?)))
         }
-        TeamChoice::EmulatedDevice => Team::Device(DeviceTeam::Emulated),
+        TeamChoice::EmulatedDevice => Team::Device(DeviceTeam::Emulated(Default::default())),
+        TeamChoice::EmulatedDeviceWith(p) => Team::Device(DeviceTeam::Emulated(p)),
     };
     Ok(Deployed { kernel, team })
 }

@@ -28,6 +28,14 @@ enum Role {
     Mut,
     Param,
     Terminated,
+    Failed,
+}
+
+impl Role {
+    /// A plane (given by the caller), not one of the per-sample flags.
+    fn is_plane(self) -> bool {
+        !matches!(self, Role::Terminated | Role::Failed)
+    }
 }
 
 struct Arg {
@@ -109,6 +117,7 @@ fn role_of(ty: &Type) -> Option<Role> {
         Type::Reference(r) if r.mutability.is_some() => match path_name(&r.elem)?.as_str() {
             "Scalar" => Some(Role::Mut),
             "Terminated" => Some(Role::Terminated),
+            "Failed" => Some(Role::Failed),
             _ => None,
         },
         t => match path_name(t)?.as_str() {
@@ -135,8 +144,8 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
             return Err(syn::Error::new(
                 pt.ty.span(),
                 "unsupported kernel argument type: write `Scalar` (per-sample input), \
-                 `&mut Scalar` (per-sample state), `Param` (one value for all samples) \
-                 or `&mut Terminated` (the done flag)",
+                 `&mut Scalar` (per-sample state), `Param` (one value for all samples), \
+                 `&mut Terminated` (the done flag) or `&mut Failed` (the optional failure flag)",
             ));
         };
         let name = pi.ident.clone();
@@ -168,6 +177,13 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
                  combine conditions into it with masks (`*terminated = a | b;`)",
             ));
         }
+    }
+    if let Some(second) = args.iter().filter(|a| a.role == Role::Failed).nth(1) {
+        return Err(syn::Error::new(
+            second.name.span(),
+            "a kernel takes at most one `&mut Failed` (one failure flag per sample): \
+             combine conditions into it with masks (`*failed = a | b;`)",
+        ));
     }
     if !args.iter().any(|a| a.role == Role::Mut) {
         return Err(syn::Error::new(
@@ -228,7 +244,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         match a.role {
             Role::In | Role::Param => quote!(#n: Scalar),
             Role::Mut => quote!(#n: &mut Scalar),
-            Role::Terminated => quote!(#n: &mut <Scalar as ::hawk::Lane>::Mask),
+            Role::Terminated | Role::Failed => quote!(#n: &mut <Scalar as ::hawk::Lane>::Mask),
         }
     });
 
@@ -254,10 +270,56 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                 quote!(#b)
             }
             Role::Terminated => quote!(terminated),
+            Role::Failed => quote!(&mut __failed),
         })
         .collect();
 
-    let specs = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+    let fails = args.iter().any(|a| a.role == Role::Failed);
+    let step_fns = if fails {
+        quote! {
+            const FAILS: bool = true;
+            #[inline(always)]
+            fn step<L: ::hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+            ) {
+                let mut failed = <L::Mask as ::hawk::Mask>::splat(false);
+                Self::step_or_fail(ins, params, muts, terminated, &mut failed)
+            }
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn step_or_fail<L: ::hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+                failed: &mut L::Mask,
+            ) {
+                let [#(#mut_binds),*] = muts;
+                let mut __failed = <L::Mask as ::hawk::Mask>::splat(false);
+                #fname::<L>(#(#call_args),*);
+                *failed |= __failed;
+            }
+        }
+    } else {
+        quote! {
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn step<L: ::hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+            ) {
+                let [#(#mut_binds),*] = muts;
+                #fname::<L>(#(#call_args),*)
+            }
+        }
+    };
+
+    let specs = args.iter().filter(|a| a.role.is_plane()).map(|a| {
         let n = a.name.to_string();
         let r = match a.role {
             Role::In => quote!(::hawk::Role::In),
@@ -267,7 +329,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         quote!(::hawk::PlaneSpec { name: #n, role: #r })
     });
 
-    let fields = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+    let fields = args.iter().filter(|a| a.role.is_plane()).map(|a| {
         let n = &a.name;
         let doc = format!("Plane `{n}`.");
         match a.role {
@@ -276,7 +338,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             _ => quote!(#[doc = #doc] pub #n: #real),
         }
     });
-    let visits = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+    let visits = args.iter().filter(|a| a.role.is_plane()).map(|a| {
         let n = &a.name;
         let s = n.to_string();
         match a.role {
@@ -287,7 +349,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     });
 
     // GPU entry: scalars and raw pointers only.
-    let ptr_args = args.iter().filter(|a| a.role != Role::Terminated).map(|a| {
+    let ptr_args = args.iter().filter(|a| a.role.is_plane()).map(|a| {
         let n = &a.name;
         match a.role {
             Role::In => quote!(#n: *const #real),
@@ -335,17 +397,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             const PLANES: &'static [::hawk::PlaneSpec] = &[#(#specs),*];
             const STEPS: ::hawk::Steps = #steps;
             const ENTRY: &'static str = #entry;
-            #[inline(always)]
-            #[allow(unused_variables)]
-            fn step<L: ::hawk::Lane<Elem = #real>>(
-                ins: &[L; #n_in],
-                params: &[L; #n_par],
-                muts: &mut [L; #n_mut],
-                terminated: &mut L::Mask,
-            ) {
-                let [#(#mut_binds),*] = muts;
-                #fname::<L>(#(#call_args),*)
-            }
+            #step_fns
         }
 
         /// GPU entry point: advances samples `0..n` by up to `k` steps, one per thread, and

@@ -15,13 +15,14 @@ pub fn kepler_rhs<L: Lane>(_t: L, u: &[L; 4]) -> [L; 4] {
 }
 
 /// One attempted adaptive step of a Kepler orbit (position `qx, qy`, momentum `px, py`)
-/// until the sample's own `t_end`.
+/// until the sample's own `t_end`; a sample whose step size collapses is flagged `failed`.
 #[kernel(steps = "auto")]
 pub fn kepler_rk78(
     t_end: Scalar,
     rtol: Param,
     atol: Param,
     terminated: &mut Terminated,
+    failed: &mut Failed,
     qx: &mut Scalar,
     qy: &mut Scalar,
     px: &mut Scalar,
@@ -55,4 +56,5 @@ pub fn kepler_rk78(
     *accepted = s.accepted;
     *rejected = s.rejected;
     *terminated = out.terminated;
+    *failed = out.collapsed;
 }

@@ -52,7 +52,8 @@ lorenz_rk4!(lorenz_rk4_f32, "f32");
 macro_rules! lorenz_rk78 {
     ($name:ident, $real:literal) => {
         /// Lorenz with adaptive Fehlberg 7(8) (order-8 solution propagated): one attempted
-        /// step per kernel step, per-sample `h`, accepted and rejected counts.
+        /// step per kernel step, per-sample `h`, accepted and rejected counts; a sample whose
+        /// step size collapses is flagged `failed`.
         #[kernel(steps = "auto", real = $real)]
         pub fn $name(
             rho: Scalar,
@@ -62,6 +63,7 @@ macro_rules! lorenz_rk78 {
             rtol: Param,
             atol: Param,
             terminated: &mut Terminated,
+            failed: &mut Failed,
             x: &mut Scalar,
             y: &mut Scalar,
             z: &mut Scalar,
@@ -88,6 +90,7 @@ macro_rules! lorenz_rk78 {
             *accepted = s.accepted;
             *rejected = s.rejected;
             *terminated = out.terminated;
+            *failed = out.collapsed;
         }
     };
 }

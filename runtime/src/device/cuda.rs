@@ -12,8 +12,28 @@ use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::sync::{Arc, Mutex};
 
+/// A driver error as a typed [`Error`]: out of memory, a kernel trap (the context is
+/// unusable afterwards) and a lost context get their own variants; the rest is `Device`.
 fn dev_err(what: &str, e: DriverError) -> Error {
-    Error::Device(format!("{what}: {e:?}"))
+    use sys::cudaError_enum as R;
+    let msg = format!("{what}: {e:?}");
+    match e.0 {
+        R::CUDA_ERROR_OUT_OF_MEMORY => Error::DeviceOutOfMemory(msg),
+        R::CUDA_ERROR_ILLEGAL_ADDRESS
+        | R::CUDA_ERROR_LAUNCH_FAILED
+        | R::CUDA_ERROR_ASSERT
+        | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+        | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+        | R::CUDA_ERROR_MISALIGNED_ADDRESS
+        | R::CUDA_ERROR_INVALID_PC
+        | R::CUDA_ERROR_LAUNCH_TIMEOUT => Error::KernelTrap(msg),
+        R::CUDA_ERROR_CONTEXT_IS_DESTROYED
+        | R::CUDA_ERROR_INVALID_CONTEXT
+        | R::CUDA_ERROR_DEINITIALIZED
+        | R::CUDA_ERROR_DEVICE_UNAVAILABLE
+        | R::CUDA_ERROR_ECC_UNCORRECTABLE => Error::ContextLost(msg),
+        _ => Error::Device(msg),
+    }
 }
 
 /// Why no CUDA device can be used here, or `None` when one can.

@@ -26,16 +26,60 @@ struct Graph {
     while_cond: Option<DevPtr>,
 }
 
-/// The emulated device's state for one runner: its memory, graphs and capture.
+/// Faults the emulated device injects, to test the device team's error paths without a GPU.
+/// Counts are per runner (each runner has its own emulated device), from 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FaultPlan {
+    /// Allocation number `n` fails with [`Error::DeviceOutOfMemory`].
+    pub fail_alloc: Option<usize>,
+    /// Device memory in bytes: an allocation past it fails with out-of-memory.
+    pub memory_bytes: Option<usize>,
+    /// Executed kernel launch number `n` (graph replays count each launch) traps:
+    /// [`Error::KernelTrap`], and the context is unusable afterwards (as on CUDA).
+    pub trap_launch: Option<u64>,
+    /// The context is lost before executed kernel launch number `n`: that call and every
+    /// later one fail with [`Error::ContextLost`].
+    pub lose_context_at_launch: Option<u64>,
+}
+
+impl FaultPlan {
+    /// No faults.
+    pub fn none() -> Self {
+        Self::default()
+    }
+}
+
+/// The emulated device's state for one runner: its memory, graphs, capture and faults.
 #[derive(Default)]
 pub(crate) struct EmulatedBackend {
     memory: Vec<Box<[u64]>>,
     graphs: Vec<Graph>,
     recording: Option<Vec<Op>>,
+    faults: FaultPlan,
+    allocs: usize,
+    allocated: usize,
+    launches: u64,
+    /// Why the context is unusable, once it is.
+    broken: Option<Error>,
 }
 
 impl EmulatedBackend {
-    fn exec(op: &Op) {
+    /// An emulated device that injects `faults`.
+    pub fn with_faults(faults: FaultPlan) -> Self {
+        EmulatedBackend {
+            faults,
+            ..Self::default()
+        }
+    }
+    /// Fails every call once the context is broken.
+    fn usable(&self) -> Result<(), Error> {
+        match &self.broken {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+    fn exec(&mut self, op: &Op) -> Result<(), Error> {
+        self.usable()?;
         match op {
             Op::Zero(p, bytes) => unsafe { std::ptr::write_bytes(*p as *mut u8, 0, *bytes) },
             Op::Launch {
@@ -43,36 +87,70 @@ impl EmulatedBackend {
                 entry,
                 threads,
                 args,
-            } => run(*entry, *threads, args),
+            } => {
+                let n = self.launches;
+                self.launches += 1;
+                if self.faults.lose_context_at_launch == Some(n) {
+                    let e = Error::ContextLost(format!("emulated: context lost at launch {n}"));
+                    self.broken = Some(e.clone());
+                    return Err(e);
+                }
+                if self.faults.trap_launch == Some(n) {
+                    let e = Error::KernelTrap(format!("emulated: launch {n} ({entry:?}) trapped"));
+                    self.broken = Some(e.clone());
+                    return Err(e);
+                }
+                run(*entry, *threads, args)
+            }
         }
+        Ok(())
     }
-    fn queue(&mut self, op: Op) {
+    fn queue(&mut self, op: Op) -> Result<(), Error> {
+        self.usable()?;
         match &mut self.recording {
-            Some(ops) => ops.push(op),
-            None => Self::exec(&op),
+            Some(ops) => {
+                ops.push(op);
+                Ok(())
+            }
+            None => self.exec(&op),
         }
     }
 }
 
 impl Backend for EmulatedBackend {
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error> {
+        self.usable()?;
+        let n = self.allocs;
+        self.allocs += 1;
+        let over = self
+            .faults
+            .memory_bytes
+            .is_some_and(|m| self.allocated + bytes > m);
+        if self.faults.fail_alloc == Some(n) || over {
+            return Err(Error::DeviceOutOfMemory(format!(
+                "emulated: allocation {n} of {bytes} B failed ({} B in use)",
+                self.allocated
+            )));
+        }
         let words = bytes.div_ceil(8).max(1);
         let b = vec![0u64; words].into_boxed_slice();
         let p = b.as_ptr() as DevPtr;
         self.memory.push(b);
+        self.allocated += bytes;
         Ok(p)
     }
     fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
+        self.usable()?;
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
         Ok(())
     }
     fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
+        self.usable()?;
         unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
     fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
-        self.queue(Op::Zero(dst, bytes));
-        Ok(())
+        self.queue(Op::Zero(dst, bytes))
     }
     fn launch<K: Kernel>(&mut self, entry: Entry, threads: u32, args: &[Arg]) -> Result<(), Error>
     where
@@ -83,15 +161,16 @@ impl Backend for EmulatedBackend {
             entry,
             threads,
             args: args.to_vec(),
-        });
-        Ok(())
+        })
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
+        self.usable()?;
         self.recording = Some(Vec::new());
         Ok(())
     }
     fn end_capture(&mut self) -> Result<GraphId, Error> {
         let ops = self.recording.take().unwrap_or_default();
+        self.usable()?;
         self.graphs.push(Graph {
             ops,
             while_cond: None,
@@ -114,12 +193,14 @@ impl Backend for EmulatedBackend {
         Ok(Ok(g))
     }
     fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
-        let g = &self.graphs[graph];
+        self.usable()?;
+        let ops = self.graphs[graph].ops.clone();
+        let while_cond = self.graphs[graph].while_cond;
         loop {
-            for op in &g.ops {
-                Self::exec(op);
+            for op in &ops {
+                self.exec(op)?;
             }
-            match g.while_cond {
+            match while_cond {
                 Some(c) if unsafe { *(c as *const u32) } != 0 => continue,
                 _ => break,
             }

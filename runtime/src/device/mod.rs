@@ -11,6 +11,7 @@ pub(crate) mod cuda;
 pub(crate) mod emulated;
 mod props;
 
+pub use emulated::FaultPlan;
 pub use props::{DeviceProps, device_props};
 
 use crate::error::Error;
@@ -135,8 +136,9 @@ pub(crate) trait Backend: Sized {
 pub enum DeviceTeam {
     /// A CUDA GPU.
     Cuda(Arc<cuda::CudaTeam>),
-    /// The emulated device (CPU, real launch geometry); for tests.
-    Emulated,
+    /// The emulated device (CPU, real launch geometry) injecting the faults planned; for
+    /// tests.
+    Emulated(emulated::FaultPlan),
 }
 
 impl DeviceTeam {
@@ -144,7 +146,7 @@ impl DeviceTeam {
     pub fn kind(&self) -> &'static str {
         match self {
             DeviceTeam::Cuda(_) => "cuda",
-            DeviceTeam::Emulated => "emulated",
+            DeviceTeam::Emulated(_) => "emulated",
         }
     }
 }
@@ -153,7 +155,7 @@ impl fmt::Debug for DeviceTeam {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DeviceTeam::Cuda(c) => f.debug_tuple("Cuda").field(&c.name()).finish(),
-            DeviceTeam::Emulated => f.write_str("Emulated"),
+            DeviceTeam::Emulated(p) => f.debug_tuple("Emulated").field(p).finish(),
         }
     }
 }

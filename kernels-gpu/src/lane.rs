@@ -82,6 +82,10 @@ pub trait Mask:
     fn test(self, i: usize) -> bool;
     /// Builds a mask lane by lane.
     fn from_fn(f: impl FnMut(usize) -> bool) -> Self;
+    /// Lanes in the mask.
+    const LANES: usize;
+    /// The mask as bits, lane `i` in bit `i` (at most 64 lanes).
+    fn to_bits(self) -> u64;
 }
 
 impl Mask for bool {
@@ -104,6 +108,11 @@ impl Mask for bool {
     #[inline(always)]
     fn from_fn(mut f: impl FnMut(usize) -> bool) -> Self {
         f(0)
+    }
+    const LANES: usize = 1;
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        self as u64
     }
 }
 
@@ -325,6 +334,11 @@ mod simd_lanes {
                 fn from_fn(f: impl FnMut(usize) -> bool) -> Self {
                     core::simd::Mask::from_array(core::array::from_fn(f))
                 }
+                const LANES: usize = N;
+                #[inline(always)]
+                fn to_bits(self) -> u64 {
+                    self.to_bitmask()
+                }
             }
         };
     }
@@ -496,13 +510,7 @@ mod multi {
     impl<M: Mask, const G: usize> MultiMask<M, G> {
         #[inline(always)]
         fn width() -> usize {
-            // A vector mask reports its own width through `from_fn` call count.
-            let mut w = 0;
-            let _ = M::from_fn(|_| {
-                w += 1;
-                false
-            });
-            w
+            M::LANES
         }
     }
 
@@ -528,6 +536,15 @@ mod multi {
         fn from_fn(mut f: impl FnMut(usize) -> bool) -> Self {
             let w = Self::width();
             MultiMask(core::array::from_fn(|g| M::from_fn(|l| f(g * w + l))))
+        }
+        const LANES: usize = M::LANES * G;
+        #[inline(always)]
+        fn to_bits(self) -> u64 {
+            let mut bits = 0;
+            for (g, m) in self.0.iter().enumerate() {
+                bits |= m.to_bits() << (g * M::LANES);
+            }
+            bits
         }
     }
 

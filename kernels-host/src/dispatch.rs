@@ -133,20 +133,29 @@ where
                 advance::<K, L>(&ins, &params, &mut st, &mut term, &mut failed, k);
                 if needs_replay::<K, L>(&st, start, failed) {
                     // The planes still hold the launch's start state: replay it checked.
-                    st = load();
-                    (term, failed) = (start, L::Mask::splat(false));
-                    advance_checked::<K, L>(&ins, &params, &mut st, &mut term, &mut failed, k);
+                    // Fresh locals, so the fast path's state never has its address taken
+                    // (which would keep it in memory instead of registers).
+                    let mut st2 = load();
+                    let (mut term2, mut failed2) = (start, L::Mask::splat(false));
+                    advance_checked::<K, L>(&ins, &params, &mut st2, &mut term2, &mut failed2, k);
+                    (st, term, failed) = (st2, term2, failed2);
                 }
                 for (j, v) in st.as_slice().iter().enumerate() {
                     v.store(p.muts[j].add(i));
                 }
+                // Masks as bits once: per-lane `test` on a vector mask is an extract each.
+                let (t, s0, f) = (term.to_bits(), start.to_bits(), failed.to_bits());
                 for l in 0..w {
-                    let t = term.test(l);
-                    if !start.test(l) {
-                        *flags.add(l) = if failed.test(l) { FAILED } else { t as u8 };
+                    if s0 >> l & 1 == 0 {
+                        let status = if f >> l & 1 == 1 {
+                            FAILED
+                        } else {
+                            (t >> l & 1) as u8
+                        };
+                        *flags.add(l) = status;
                     }
-                    stats.active += !t as usize;
                 }
+                stats.active += w - t.count_ones() as usize;
                 stats.loaded += w;
             }
             i += w;

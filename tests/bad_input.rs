@@ -11,11 +11,10 @@ use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 use eagle::{Error, HostConfig, Isa, Options, PlaneSet, Reorder, TeamChoice};
 
-fn err_of(options: Options, build: impl FnOnce(&mut Ens) -> Result<(), Error>) -> (Error, bool) {
+fn err_of(build: impl FnOnce(&mut Ens) -> Result<(), Error>) -> (Error, bool) {
     let mut e = Ens::varied(10, 1);
     let before = e.clone();
     let err = build(&mut e).expect_err("must be refused");
-    let _ = options;
     (err, e == before)
 }
 
@@ -41,7 +40,7 @@ fn check(err: Error, untouched: bool, want: &str) {
 
 #[test]
 fn planes_of_different_lengths() {
-    let (e, ok) = err_of(Options::new(10), |e| {
+    let (e, ok) = err_of(|e| {
         e.v.pop();
         let r = typed(e, Options::new(10), 1.0, 1e-3);
         e.v.push(Ens::varied(10, 1).v[9]);
@@ -66,26 +65,22 @@ fn empty_ensemble() {
 
 #[test]
 fn max_steps_zero() {
-    let (e, ok) = err_of(Options::new(0), |e| typed(e, Options::new(0), 1.0, 1e-3));
+    let (e, ok) = err_of(|e| typed(e, Options::new(0), 1.0, 1e-3));
     check(e, ok, "max_steps must be at least 1, got 0");
 }
 
 #[test]
 fn fixed_k_zero() {
     let o = Options::new(10).steps(Steps::Fixed(0));
-    let (e, ok) = err_of(o.clone(), |e| typed(e, o, 1.0, 1e-3));
+    let (e, ok) = err_of(|e| typed(e, o, 1.0, 1e-3));
     check(e, ok, "steps per launch must be at least 1, got Fixed(0)");
 }
 
 #[test]
 fn nan_and_infinite_params() {
-    let (e, ok) = err_of(Options::new(10), |e| {
-        typed(e, Options::new(10), 1.0, f64::NAN)
-    });
+    let (e, ok) = err_of(|e| typed(e, Options::new(10), 1.0, f64::NAN));
     check(e, ok, "param `dt` is NaN: params must be finite");
-    let (e, ok) = err_of(Options::new(10), |e| {
-        typed(e, Options::new(10), f64::INFINITY, 1e-3)
-    });
+    let (e, ok) = err_of(|e| typed(e, Options::new(10), f64::INFINITY, 1e-3));
     check(e, ok, "param `t_end` is inf: params must be finite");
 }
 
@@ -137,7 +132,7 @@ fn missing_unknown_duplicate_and_wrong_role_planes() {
 #[test]
 fn bad_reorder_key_and_host_settings() {
     let o = Options::new(10).reorder(Reorder::ByPlane("dt".into()));
-    let (e, ok) = err_of(o.clone(), |e| typed(e, o, 1.0, 1e-3));
+    let (e, ok) = err_of(|e| typed(e, o, 1.0, 1e-3));
     check(
         e,
         ok,

@@ -161,7 +161,7 @@ where
             i += w;
         }
         while i < hi {
-            if *p.terminated.add(i) == 0 {
+            if *p.terminated.add(i) == ACTIVE {
                 stats.loaded += 1;
             }
             stats.active +=

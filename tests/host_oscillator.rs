@@ -158,3 +158,22 @@ fn compaction_shrinks_the_slots_later_launches_pass_over() {
         );
     }
 }
+
+/// One deployed team runs ensembles of different sizes in turn: the working buffers it
+/// keeps between runs never leak one run's state into the next.
+#[test]
+fn kept_buffers_never_leak_between_runs() {
+    let deployed = eagle::deploy_on(Oscillator, TeamChoice::Host(HostConfig::default())).unwrap();
+    for (n, seed) in [(1000, 1), (37, 2), (1000, 3), (4000, 4), (5, 5)] {
+        let start = Ens::varied(n, seed);
+        let mut want = start.clone();
+        let want_done = reference(&mut want, T_END, DT, 700);
+        let mut got = start.clone();
+        let mut runner = eagle::until_done(&deployed, 700, got.planes(T_END, DT)).unwrap();
+        runner.run().unwrap();
+        let done = runner.terminated().to_vec();
+        drop(runner);
+        assert!(got.bits() == want.bits(), "n = {n}: planes differ");
+        assert_eq!(done, want_done, "n = {n}: flags differ");
+    }
+}

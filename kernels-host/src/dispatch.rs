@@ -5,13 +5,13 @@ use crate::LaunchStats;
 use crate::workset::Ptrs;
 use hawk::lane::Multi;
 use hawk::{
-    ACTIVE, FAILED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked, needs_replay,
-    run_sample,
+    ACTIVE, FAILED, FINISHED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked,
+    needs_replay, run_sample,
 };
 use std::simd::Simd;
 
 /// An element type the host team can run: `f64` or `f32`, with its SIMD lane types.
-pub trait HostReal: Real + Lane<Elem = Self, Mask = bool> {
+pub trait HostReal: Real + Lane<Elem = Self, Mask = bool> + crate::buffers::FreeList {
     /// 2 samples per group.
     type X2: Lane<Elem = Self>;
     /// 4 samples per group.
@@ -103,6 +103,57 @@ impl Isa {
 /// One chunk of one launch: `(ptrs, lo, hi, k) -> what it did in lo..hi`.
 pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> LaunchStats;
 
+/// Advances the lane group at slot `i` (lanes set in `start` already stopped) `k` steps and
+/// writes its state and changed status bytes back; returns how many lanes are still running.
+///
+/// # Safety
+/// As [`run_chunk`], for slots `i..i + L::WIDTH`.
+#[inline(always)]
+unsafe fn group<K: Kernel, L: Lane<Elem = K::Real>>(
+    p: &Ptrs<K::Real>,
+    params: &K::Params<L>,
+    i: usize,
+    start: L::Mask,
+    k: u32,
+) -> usize
+where
+    K::Real: HostReal,
+{
+    let w = L::WIDTH;
+    unsafe {
+        let flags = p.terminated.add(i);
+        let ins = K::Ins::<L>::from_fn(|j| L::load(p.ins[j].add(i)));
+        let load = || K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
+        let mut st = load();
+        let (mut term, mut failed) = (start, L::Mask::splat(false));
+        advance::<K, L>(&ins, params, &mut st, &mut term, &mut failed, k);
+        if needs_replay::<K, L>(&st, start, failed) {
+            // The planes still hold the launch's start state: replay it checked.
+            // Fresh locals, so the fast path's state never has its address taken
+            // (which would keep it in memory instead of registers).
+            let mut st2 = load();
+            let (mut term2, mut failed2) = (start, L::Mask::splat(false));
+            advance_checked::<K, L>(&ins, params, &mut st2, &mut term2, &mut failed2, k);
+            (st, term, failed) = (st2, term2, failed2);
+        }
+        for (j, v) in st.as_slice().iter().enumerate() {
+            v.store(p.muts[j].add(i));
+        }
+        // Masks as bits once: per-lane `test` on a vector mask is an extract each.
+        let (t, s0, f) = (term.to_bits(), start.to_bits(), failed.to_bits());
+        // Only lanes that were running and now stopped change their byte.
+        let changed = (t | f) & !s0;
+        if changed != 0 {
+            for l in 0..w {
+                if changed >> l & 1 == 1 {
+                    *flags.add(l) = if f >> l & 1 == 1 { FAILED } else { FINISHED };
+                }
+            }
+        }
+        w - t.count_ones() as usize
+    }
+}
+
 /// Advances slots `lo..hi`: lane groups of `L`, then a scalar tail.
 ///
 /// # Safety
@@ -124,40 +175,21 @@ where
     unsafe {
         while i + w <= hi {
             let flags = p.terminated.add(i);
-            let start = L::Mask::from_fn(|l| *flags.add(l) != ACTIVE);
-            if !start.all() {
-                let ins = K::Ins::<L>::from_fn(|j| L::load(p.ins[j].add(i)));
-                let load = || K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
-                let mut st = load();
-                let (mut term, mut failed) = (start, L::Mask::splat(false));
-                advance::<K, L>(&ins, &params, &mut st, &mut term, &mut failed, k);
-                if needs_replay::<K, L>(&st, start, failed) {
-                    // The planes still hold the launch's start state: replay it checked.
-                    // Fresh locals, so the fast path's state never has its address taken
-                    // (which would keep it in memory instead of registers).
-                    let mut st2 = load();
-                    let (mut term2, mut failed2) = (start, L::Mask::splat(false));
-                    advance_checked::<K, L>(&ins, &params, &mut st2, &mut term2, &mut failed2, k);
-                    (st, term, failed) = (st2, term2, failed2);
+            // Most groups start a launch with every lane running: then the start mask is a
+            // constant and, unless a lane finishes or fails, no status byte changes.
+            let all_running = (0..w).all(|l| *flags.add(l) == ACTIVE);
+            let s = if all_running {
+                group::<K, L>(p, &params, i, L::Mask::splat(false), k)
+            } else {
+                let start = L::Mask::from_fn(|l| *flags.add(l) != ACTIVE);
+                if start.all() {
+                    i += w;
+                    continue;
                 }
-                for (j, v) in st.as_slice().iter().enumerate() {
-                    v.store(p.muts[j].add(i));
-                }
-                // Masks as bits once: per-lane `test` on a vector mask is an extract each.
-                let (t, s0, f) = (term.to_bits(), start.to_bits(), failed.to_bits());
-                for l in 0..w {
-                    if s0 >> l & 1 == 0 {
-                        let status = if f >> l & 1 == 1 {
-                            FAILED
-                        } else {
-                            (t >> l & 1) as u8
-                        };
-                        *flags.add(l) = status;
-                    }
-                }
-                stats.active += w - t.count_ones() as usize;
-                stats.loaded += w;
-            }
+                group::<K, L>(p, &params, i, start, k)
+            };
+            stats.active += s;
+            stats.loaded += w;
             i += w;
         }
         while i < hi {

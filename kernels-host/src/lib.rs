@@ -9,6 +9,7 @@
 //! sample is computed by the same IEEE operations in the same order.
 #![feature(portable_simd)]
 
+pub mod buffers;
 pub mod count;
 mod dispatch;
 pub mod peak;
@@ -19,7 +20,9 @@ pub use workset::WorkSet;
 
 use hawk::Kernel;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use buffers::Buffers;
 
 /// Samples per rayon task. A multiple of every lane width, so only the last chunk has a tail.
 pub const CHUNK: usize = 1024;
@@ -65,6 +68,7 @@ pub struct HostTeam {
     pool: Option<Arc<rayon::ThreadPool>>,
     isa: Isa,
     lanes: Option<usize>,
+    buffers: Arc<Mutex<Buffers>>,
 }
 
 /// What went wrong setting up a host team.
@@ -126,6 +130,7 @@ impl HostTeam {
             pool,
             isa,
             lanes: cfg.lanes,
+            buffers: Arc::default(),
         })
     }
 
@@ -169,6 +174,11 @@ impl HostTeam {
             Some(p) => p.install(body),
             None => body(),
         }
+    }
+
+    /// The working buffers this team keeps between runs (shared by its clones).
+    pub fn buffers(&self) -> MutexGuard<'_, Buffers> {
+        self.buffers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Runs `f` on this team's threads (for passes like compaction).

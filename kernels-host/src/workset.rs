@@ -2,14 +2,16 @@
 //! terminated flags, and which caller sample each slot holds.
 
 use hawk::Real;
+use std::borrow::Cow;
 
 /// The samples a run is still working on, densely packed.
 ///
 /// Slot `s` holds caller sample `ids()[s]`. Compaction drops finished slots (writing them
 /// home first) and reorder permutes slots; both keep `ids` in step with the planes.
+/// Input planes are borrowed from the caller until a compaction or reorder permutes them.
 #[derive(Clone, Debug)]
-pub struct WorkSet<R> {
-    ins: Vec<Vec<R>>,
+pub struct WorkSet<'a, R: Clone> {
+    ins: Vec<Cow<'a, [R]>>,
     params: Vec<R>,
     muts: Vec<Vec<R>>,
     terminated: Vec<u8>,
@@ -34,12 +36,18 @@ fn gather<T: Copy>(src: &[T], order: &[usize]) -> Vec<T> {
     order.iter().map(|&i| src[i]).collect()
 }
 
-impl<R: Real> WorkSet<R> {
-    /// A work set over copies of the given planes, every sample active, slot `i` = sample `i`.
-    /// All planes must have the same length.
-    pub fn new(ins: Vec<Vec<R>>, params: Vec<R>, muts: Vec<Vec<R>>) -> Self {
+impl<'a, R: Real> WorkSet<'a, R> {
+    /// A work set over the given input planes (borrowed, or owned) and mutable planes (the
+    /// run's working copies), every sample active, slot `i` = sample `i`. All planes must
+    /// have the same length.
+    pub fn new(ins: Vec<Cow<'a, [R]>>, params: Vec<R>, muts: Vec<Vec<R>>) -> Self {
         let n = muts.first().map_or(0, Vec::len);
-        debug_assert!(ins.iter().chain(&muts).all(|p| p.len() == n));
+        debug_assert!(
+            ins.iter()
+                .map(|p| p.len())
+                .chain(muts.iter().map(Vec::len))
+                .all(|l| l == n)
+        );
         Self {
             ins,
             params,
@@ -99,6 +107,11 @@ impl<R: Real> WorkSet<R> {
         self.terminated.iter().filter(|&&t| t == 0).count()
     }
 
+    /// Takes the mutable planes out (e.g. to reuse their memory for the next run).
+    pub fn into_mutables(self) -> Vec<Vec<R>> {
+        self.muts
+    }
+
     pub(crate) fn ptrs(&mut self) -> Ptrs<R> {
         Ptrs {
             ins: self.ins.iter().map(|p| p.as_ptr()).collect(),
@@ -143,7 +156,10 @@ impl<R: Real> WorkSet<R> {
 
     /// Reorder: puts the slots in the order `order` (slot indices; may drop slots).
     pub fn permute(&mut self, order: &[usize]) {
-        for p in self.ins.iter_mut().chain(self.muts.iter_mut()) {
+        for p in self.ins.iter_mut() {
+            *p = Cow::Owned(gather(p, order));
+        }
+        for p in self.muts.iter_mut() {
             *p = gather(p, order);
         }
         self.terminated = gather(&self.terminated, order);

@@ -7,6 +7,7 @@ use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
 use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, WorkSet};
+use std::borrow::Cow;
 
 /// Runs the launch loop on the host team from the status bytes in `status` (all `0` for a
 /// fresh run) with `steps_before` steps of this run already taken; writes the caller's
@@ -23,12 +24,12 @@ where
     K::Real: HostReal,
 {
     let p = &*planes;
-    let mut work = WorkSet::new(
-        p.ins.iter().map(|d| d.to_vec()).collect(),
-        p.params.clone(),
-        p.muts.iter().map(|d| d.to_vec()).collect(),
-    )
-    .with_status(status);
+    let muts = {
+        let mut kept = team.buffers();
+        p.muts.iter().map(|d| kept.copy_of(d)).collect()
+    };
+    let ins = p.ins.iter().map(|d| Cow::Borrowed(*d)).collect();
+    let mut work = WorkSet::new(ins, p.params.clone(), muts).with_status(status);
     let issued = IssuedBytes::of::<K>();
     let mut report = RunReport {
         samples: p.n,
@@ -91,6 +92,7 @@ where
         }
         status.copy_from_slice(&h.terminated);
     }
+    team.buffers().keep(work.into_mutables());
     report.active = active;
     report.done = active == 0;
     report.stop = stop.unwrap_or(if active == 0 {

@@ -5,6 +5,7 @@ use crate::control::Control;
 use crate::options::Plan;
 use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
+use crate::trace;
 use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, WorkSet};
 
@@ -23,12 +24,14 @@ where
     K::Real: HostReal,
 {
     let p = &*planes;
+    let copy = trace::range("copy in");
     let mut work = WorkSet::new(
         p.ins.iter().map(|d| d.to_vec()).collect(),
         p.params.clone(),
         p.muts.iter().map(|d| d.to_vec()).collect(),
     )
     .with_status(status);
+    drop(copy);
     let issued = IssuedBytes::of::<K>();
     let mut report = RunReport {
         samples: p.n,
@@ -37,6 +40,7 @@ where
         ..RunReport::default()
     };
     if let Some(j) = plan.reorder_key {
+        let _r = trace::range("reorder");
         let key = p.per_sample::<K>(j);
         let mut order: Vec<usize> = (0..p.n).collect();
         order.sort_by(|&a, &b| {
@@ -60,7 +64,10 @@ where
         }
         let k = plan.next_k(plan.max_steps - steps, active < p.n);
         report.slots_by_launch.push(work.len());
-        let stats = team.launch::<K>(&mut work, k);
+        let stats = {
+            let _r = trace::range("launch");
+            team.launch::<K>(&mut work, k)
+        };
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
         report.launches += 1;
@@ -70,6 +77,7 @@ where
         report.active_by_launch.push(active);
         ctl.progress(steps, active, report.launches);
         if active > 0 && plan.compaction.due(work.len(), active) {
+            let _r = trace::range("compaction");
             let h = home.get_or_insert_with(|| Home::of(planes));
             let before = work.len();
             team.install(|| work.compact(&mut h.muts, &mut h.terminated));
@@ -78,6 +86,7 @@ where
         }
     }
     // Write every sample home, then into the caller's planes in one pass.
+    let _r = trace::range("write home");
     if work.in_caller_order() {
         for (j, dst) in planes.muts.iter_mut().enumerate() {
             dst.copy_from_slice(work.mutable(j));

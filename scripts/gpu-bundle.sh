@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, on this (build) machine, everything the GPU check needs and gathers it into one
 # small folder, target/gpu-bundle/ (and target/gpu-bundle.tar.gz): the device test
-# binaries, the seed page (profile-your-run), the bench binary, scripts/gpu-check.sh, and
+# binaries, the seed page (profile-your-run, built with NVTX ranges: `--features nvtx`, for
+# `nsys profile`), the bench binary, scripts/gpu-check.sh, and
 # libcudadevrt.a when one is found (the graph_while arm links it at run time; without it
 # that arm falls back to graph and says so). Copy the folder to the GPU machine and run
 # `./gpu-check.sh [log-dir]` there: no Rust and no network needed.
@@ -20,7 +21,8 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         shutil.copy(m["executable"], sys.argv[1] + "/bin/" + m["target"]["name"])
 ' "$B"
-cargo build --release --bin profile-your-run
+# With NVTX ranges around the phases (no-ops where libnvToolsExt is missing).
+cargo build --release --bin profile-your-run --features nvtx
 cp target/release/profile-your-run "$B/bin/"
 bench_json=$(cargo bench --no-run --message-format=json 2>/dev/null || true)
 echo "$bench_json" | python3 -c '

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The one-call GPU check, run on the GPU machine from the bundle folder that
 # scripts/gpu-bundle.sh made (no Rust, no network). Runs the device tests, device_props,
-# the seed page on the device with n = 1,000,000, and each arm x compaction strategy on
-# the oscillator; writes full logs to the folder named by $1 or $OUT (default ./gpu-logs)
+# the seed page on the device with n = 1,000,000, start-up cold vs warm (JIT into a fresh
+# build cache, then a cache hit; the built-in cubin skipped with EAGLE_CUBIN=off), each arm
+# x compaction strategy on the oscillator, and `nsys profile --stats=true` of the seed page
+# when nsys is on PATH; writes full logs to the folder named by $1 or $OUT (default ./gpu-logs)
 # and prints a short table last. Whole run: a few minutes at most.
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -37,7 +39,16 @@ props=$(grep -E "name:|sm_count|compute_capability|fp64_flops|memory_bandwidth" 
 row "device_props" "-" "${props:-see test-device_gpu.log}"
 
 if run seed-page 120 "$BIN/profile-your-run" --team device --n 1000000 --figure "$LOGS/seed.svg"; then st=ok; else st=FAIL; fi
-row "seed page n=1e6" "$st" "$(grep -E '^build:' "$LOGS/seed-page.log" | tail -1)"
+row "seed page n=1e6" "$st" "$(grep -E '^build:' "$LOGS/seed-page.log" | tail -1) $(grep -E '^start-up:' "$LOGS/seed-page.log")"
+
+# Start-up: the JIT into an empty build cache (cold), then the same from the cache (warm).
+CACHE="$LOGS/build-cache"
+rm -rf "$CACHE"
+for phase in cold warm; do
+  if EAGLE_CUBIN=off EAGLE_CACHE_DIR="$CACHE" run "startup-$phase" 120 "$BIN/profile-your-run" \
+      --team device --n 100000 --figure "$LOGS/startup-$phase.svg"; then st=ok; else st=FAIL; fi
+  row "start-up $phase (EAGLE_CUBIN=off)" "$st" "$(grep -E '^start-up:|^note:' "$LOGS/startup-$phase.log" | tr '\n' ' ')"
+done
 
 for arm in simulate graph graph_while; do
   for strategy in index_list gather; do
@@ -51,6 +62,18 @@ for arm in simulate graph graph_while; do
     row "$arm/$strategy" "$st" "1st [$first] 2nd [$second] $launches $note"
   done
 done
+
+# NVTX ranges (the bundle's seed page is built with --features nvtx) in nsys's summary.
+if command -v nsys >/dev/null 2>&1; then
+  if run nsys-seed-page 300 nsys profile --stats=true --force-overwrite=true \
+      -o "$LOGS/seed-page" "$BIN/profile-your-run" --team device --n 1000000 \
+      --figure "$LOGS/nsys-seed.svg"; then st=ok; else st=FAIL; fi
+  ranges=$(grep -cwE 'launch|upload|to_host|compaction' "$LOGS/nsys-seed-page.log")
+  row "nsys profile seed page" "$st" "lines naming eagle's NVTX ranges: $ranges (see nsys-seed-page.log)"
+else
+  echo "== nsys not on PATH: skipping the nsys profile of the seed page"
+  row "nsys profile seed page" "SKIP" "nsys not on PATH"
+fi
 
 echo
 echo "logs: $LOGS"

@@ -2,7 +2,10 @@
 # Installs what building and testing need, idempotently:
 #  - the pinned nightly toolchain from rust-toolchain.toml (rust-src, llvm-tools,
 #    llvm-bitcode-linker for the NVPTX build),
-#  - ptxas (NVIDIA's PTX assembler) from PyPI into .venv, for the PTX test.
+#  - ptxas (NVIDIA's PTX assembler) from PyPI into .venv, for the build's cubin and the PTX
+#    test,
+#  - libcudadevrt.a (CUDA device runtime, from the CUDA runtime wheel) into the same .venv,
+#    for scripts/gpu-bundle.sh (the graph_while arm links it at run time on the GPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,3 +18,9 @@ if ! ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas >/dev/null 2
   .venv/bin/pip install --quiet --disable-pip-version-check "$PTXAS_PKG"
 fi
 ls .venv/lib/python3*/site-packages/nvidia/cuda_nvcc/bin/ptxas
+
+CUDART_PKG="nvidia-cuda-runtime-cu12==12.9.79"
+if ! ls .venv/lib/python3*/site-packages/nvidia/cuda_runtime/lib/libcudadevrt.a >/dev/null 2>&1; then
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-deps "$CUDART_PKG"
+fi
+ls .venv/lib/python3*/site-packages/nvidia/cuda_runtime/lib/libcudadevrt.a

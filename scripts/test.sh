@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (scripts/setup.sh), checks formatting and
-# lints, then runs every test of the workspace in release mode (SIMD code is slow unoptimized).
+# lints (also with the `nvtx` feature), then runs every test of the workspace in release
+# mode (SIMD code is slow unoptimized).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
+# The NVTX ranges (feature `nvtx`) must keep compiling and lint-clean (a check build: cheap).
+cargo clippy --workspace --all-targets --release --features eagle/nvtx -- -D warnings
 cargo test --workspace --release

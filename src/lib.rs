@@ -30,7 +30,7 @@ pub use hawk_host;
 
 pub mod card;
 
-/// Deploys `kernel` on the best team: a CUDA GPU (with the embedded [`ptx::PTX`]) when a
+/// Deploys `kernel` on the best team: a CUDA GPU (with the embedded [`ptx::MODULE`]) when a
 /// driver and a GPU are present, else the host team.
 pub fn deploy<K: hawk::Kernel>(kernel: K) -> Result<Deployed<K>, Error>
 where
@@ -39,19 +39,22 @@ where
     deploy_on(kernel, TeamChoice::Best)
 }
 
-/// Deploys `kernel` on the team chosen, with the embedded [`ptx::PTX`] for the device.
-/// `TeamChoice::Device` without a usable GPU is [`Error::DeviceUnavailable`].
+/// Deploys `kernel` on the team chosen, with the embedded [`ptx::MODULE`] for the device
+/// (its cubin when the GPU's architecture is [`ptx::ARCH`], else the PTX through the build
+/// cache). `TeamChoice::Device` without a usable GPU is [`Error::DeviceUnavailable`].
 pub fn deploy_on<K: hawk::Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
 where
     K::Real: hawk_host::HostReal,
 {
-    deploy_on_with_module(kernel, choice, ptx::PTX)
+    deploy_on_with_module(kernel, choice, ptx::MODULE)
 }
 
 pub mod figure;
 
-/// The built-in kernels compiled to PTX by `build.rs`.
+/// The built-in kernels compiled to PTX (and, with `ptxas`, to a cubin) by `build.rs`.
 pub mod ptx {
+    use eagle_runtime::{BuildCache, Module};
+
     /// The PTX module of `kernels-gpu` (all built-in kernels), or `None` when the build
     /// skipped it (`EAGLE_SKIP_PTX=1`).
     pub const PTX: Option<&str> = if cfg!(eagle_no_ptx) {
@@ -61,4 +64,22 @@ pub mod ptx {
     };
     /// The GPU architecture the PTX targets (`sm_90` unless `EAGLE_PTX_ARCH` said otherwise).
     pub const ARCH: &str = env!("EAGLE_PTX_ARCH");
+    /// The PTX assembled by `ptxas -arch=ARCH -O3` at build time, or `None` when the build
+    /// found no `ptxas`, it failed (a build warning says why) or the PTX build was skipped.
+    pub const CUBIN: Option<&[u8]> = if cfg!(eagle_cubin) {
+        Some(include_bytes!(concat!(env!("OUT_DIR"), "/hawk.cubin")))
+    } else {
+        None
+    };
+    /// [`PTX`], [`CUBIN`] and [`ARCH`] as the runtime takes them, cached as the environment
+    /// says ([`BuildCache::FromEnv`]); `None` without PTX.
+    pub const MODULE: Option<Module<'static>> = match PTX {
+        Some(ptx) => Some(Module {
+            ptx,
+            cubin: CUBIN,
+            arch: ARCH,
+            cache: BuildCache::FromEnv,
+        }),
+        None => None,
+    };
 }

@@ -68,3 +68,154 @@ fn device_results_stay_on_the_device_until_to_host() {
     assert_ne!(runner.plane("x").unwrap(), &start.x[..]);
     assert!(runner.terminated().iter().all(|&d| d));
 }
+
+/// The built-in module, cached in `dir`.
+fn module_in(dir: &std::path::Path) -> eagle::Module<'_> {
+    eagle::Module {
+        cache: eagle::BuildCache::At(dir),
+        ..eagle::ptx::MODULE.expect("the PTX build was skipped (EAGLE_SKIP_PTX=1)")
+    }
+}
+
+/// Deploys the oscillator on the emulated device with `module`; its start-up.
+fn emulated_startup(module: eagle::Module<'_>) -> eagle::Startup {
+    use eagle::hawk::builtin::Oscillator;
+    let d =
+        eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, Some(module)).unwrap();
+    d.team().startup()
+}
+
+/// The cache entries in `dir` (name, contents).
+fn entries(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .map(|r| r.flatten().collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            let name = e.file_name().into_string().unwrap();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn emulated_start_up_is_cold_then_warm_and_corrupt_entries_are_rebuilt() {
+    use eagle::ModuleSource::{CacheHit, Jit};
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("eagle-cache");
+    // First team: nothing cached, the emulated device matches no built-in cubin: a JIT.
+    let s = emulated_startup(module_in(&cache));
+    assert_eq!(s.source, Jit, "{s:?}");
+    assert!(s.notes.is_empty(), "{s:?}");
+    let stored = entries(&cache);
+    assert_eq!(stored.len(), 1, "one entry: {stored:?}");
+    let (name, good) = stored[0].clone();
+    assert!(name.ends_with(".cubin") && name.len() == 64 + 6, "{name}");
+    // Second team, same cache: warm, and the entry is unchanged.
+    let s = emulated_startup(module_in(&cache));
+    assert_eq!(s.source, CacheHit, "{s:?}");
+    assert_eq!(entries(&cache), stored);
+    // A corrupted entry (one byte changed) is ignored, noted, rebuilt and rewritten.
+    let path = cache.join(&name);
+    let mut bad = good.clone();
+    bad[3] ^= 0x40;
+    std::fs::write(&path, &bad).unwrap();
+    let s = emulated_startup(module_in(&cache));
+    assert_eq!(s.source, Jit, "{s:?}");
+    assert!(s.notes.iter().any(|n| n.contains("build cache")), "{s:?}");
+    assert_eq!(std::fs::read(&path).unwrap(), good, "entry rewritten");
+    assert_eq!(emulated_startup(module_in(&cache)).source, CacheHit);
+    // A truncated one too.
+    std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+    assert_eq!(emulated_startup(module_in(&cache)).source, Jit);
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    // Other PTX is another entry (the key follows the module's text).
+    let other = format!("{}\n// changed\n", eagle::ptx::PTX.unwrap());
+    let m = eagle::Module {
+        ptx: &other,
+        ..module_in(&cache)
+    };
+    assert_eq!(emulated_startup(m).source, Jit);
+    assert_eq!(emulated_startup(m).source, CacheHit);
+    assert_eq!(entries(&cache).len(), 2);
+    assert_eq!(emulated_startup(module_in(&cache)).source, CacheHit);
+}
+
+#[test]
+fn start_up_is_reported_by_the_first_run_only() {
+    use eagle::hawk::builtin::Oscillator;
+    let dir = tempfile::tempdir().unwrap();
+    for (expect, warm) in [("jit (cold)", false), ("cache hit (warm)", true)] {
+        let d = eagle::deploy_on_with_module(
+            Oscillator,
+            TeamChoice::EmulatedDevice,
+            Some(module_in(dir.path())),
+        )
+        .unwrap();
+        assert_eq!(
+            d.team().startup().source == eagle::ModuleSource::CacheHit,
+            warm
+        );
+        let mut e = common::Ens::varied(300, 5);
+        let planes = e.planes(1.0, 1e-3);
+        let mut runner = eagle::until_done(&d, 10_000, planes).unwrap();
+        let first = runner.run().unwrap();
+        assert_eq!(first.startup, expect);
+        assert_eq!(first.startup_s, d.team().startup().load_s);
+        assert!(first.startup_s.is_finite() && first.startup_s >= 0.0);
+        let second = runner.run().unwrap();
+        assert_eq!((second.startup, second.startup_s), ("", 0.0));
+    }
+    // Without a module the emulated device loads nothing.
+    let d = eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, None).unwrap();
+    assert_eq!(d.team().startup().source, eagle::ModuleSource::Emulated);
+    assert_eq!(d.team().startup().source.name(), "emulated");
+}
+
+#[test]
+fn cache_trouble_never_fails_a_start_up() {
+    use eagle::ModuleSource::Jit;
+    use eagle::hawk::builtin::Oscillator;
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the cache directory should be: reading and writing fail, softly.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    let bad_dir = file.join("cache");
+    let d = eagle::deploy_on_with_module(
+        Oscillator,
+        TeamChoice::EmulatedDevice,
+        Some(module_in(&bad_dir)),
+    )
+    .unwrap();
+    let s = d.team().startup();
+    assert_eq!(s.source, Jit);
+    assert!(!s.notes.is_empty());
+    // The notes reach the first run's report.
+    let mut e = common::Ens::varied(100, 6);
+    let planes = e.planes(1.0, 1e-3);
+    let mut runner = eagle::until_done(&d, 10_000, planes).unwrap();
+    let r = runner.run().unwrap();
+    assert!(r.done);
+    for n in &s.notes {
+        assert!(r.notes.contains(n), "{n} not in {:?}", r.notes);
+    }
+    assert!(
+        runner
+            .run()
+            .unwrap()
+            .notes
+            .iter()
+            .all(|n| !s.notes.contains(n))
+    );
+    // The cache switched off: cold every time, nothing written.
+    let off = eagle::Module {
+        cache: eagle::BuildCache::Off,
+        ..module_in(dir.path())
+    };
+    for _ in 0..2 {
+        assert_eq!(emulated_startup(off).source, Jit);
+    }
+    assert_eq!(entries(dir.path()).len(), 1, "only the file made above");
+}

@@ -67,10 +67,16 @@ fn a_second_run_continues_from_the_planes() {
     let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
     let first = runner.run().unwrap();
     assert!(first.done);
+    assert_eq!((first.startup, first.startup_s), ("host", 0.0));
     let t_after_first = runner.plane("t").unwrap().to_vec();
     // Every sample is past t_end: one more step each, then done.
     let second = runner.run().unwrap();
     assert_eq!(second.build_s, 0.0);
+    assert_eq!(
+        (second.startup, second.startup_s),
+        ("", 0.0),
+        "first run only"
+    );
     assert_eq!(second.launches, 1);
     assert!(second.done);
     let t_after_second = runner.plane("t").unwrap();

@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::options::{Arm, DeviceCompaction, Plan};
 use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
+use crate::trace;
 use hawk::device::CHUNK;
 use hawk::{Kernel, Real, Role};
 use hawk_host::HostReal;
@@ -81,6 +82,7 @@ impl<B: Backend> Session<B> {
             ))
         })?;
         let bytes = planes.n * R::BYTES;
+        let _r = trace::range("upload");
         let mut ins = Vec::new();
         for d in &planes.ins {
             let p = be.alloc(bytes)?;
@@ -119,6 +121,7 @@ impl<B: Backend> Session<B> {
         if !self.on_device {
             return Ok(());
         }
+        let _r = trace::range("to_host");
         let mut got: Vec<Vec<R>> = Vec::with_capacity(self.muts.len());
         for &src in &self.muts {
             let mut v = vec![R::from_f64(0.0); self.n as usize];
@@ -269,6 +272,7 @@ impl<B: Backend> Session<B> {
     where
         K::Real: HostReal,
     {
+        let _r = trace::range("compaction");
         let ids = match layout {
             Layout::Home => 0,
             Layout::Indexed(p) => p,
@@ -333,6 +337,12 @@ impl<B: Backend> Session<B> {
     where
         K::Real: HostReal,
     {
+        // One range per launch, the active count's read-back (which waits for it) included.
+        let _r = trace::range(if arm == Arm::Simulate {
+            "launch"
+        } else {
+            "graph replay"
+        });
         if arm == Arm::Simulate {
             self.queue_launch::<K>(layout, slots, k, params)?;
         } else {
@@ -345,6 +355,7 @@ impl<B: Backend> Session<B> {
             let g = match self.graphs.get(&key) {
                 Some(&g) => g,
                 None => {
+                    let _r = trace::range("graph capture");
                     let t = Instant::now();
                     self.be.begin_capture()?;
                     let queued = self.queue_launch::<K>(layout, slots, k, params);
@@ -387,6 +398,7 @@ impl<B: Backend> Session<B> {
         let g = match self.graphs.get(&key) {
             Some(&g) => g,
             None => {
+                let _r = trace::range("graph capture (while)");
                 let t = Instant::now();
                 let (active, launches, history, cond) =
                     (self.active, self.launches, self.history, self.cond);
@@ -423,6 +435,7 @@ impl<B: Backend> Session<B> {
                 }
             }
         };
+        let _r = trace::range("graph replay (while)");
         self.be.upload(self.launches, &0u32.to_ne_bytes())?;
         self.be.upload(self.cond, &1u32.to_ne_bytes())?;
         self.be.replay(g)?;
@@ -469,6 +482,7 @@ where
     K::Real: HostReal,
 {
     if !s.on_device {
+        let _r = trace::range("upload");
         for (j, src) in planes.muts.iter().enumerate() {
             let dst = s.muts[j];
             s.be.upload(dst, bytes_of(src))?;
@@ -486,6 +500,7 @@ where
     };
     let mut layout = Layout::Home;
     if let Some(j) = plan.reorder_key {
+        let _r = trace::range("reorder");
         let key = planes.per_sample::<K>(j);
         let mut order: Vec<u32> = (0..s.n).collect();
         order.sort_by(|&a, &b| {
@@ -562,9 +577,11 @@ where
         }
     }
     if let Layout::Dense(ids) = layout {
+        let _r = trace::range("scatter home");
         s.move_planes::<K>(Entry::Scatter, false, slots, ids)?;
     }
     // Waits for everything queued, then brings the status bytes home.
+    let _r = trace::range("status to host");
     s.be.download(s.term, status)?;
     report.active = active as usize;
     report.done = active == 0;

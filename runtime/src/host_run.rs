@@ -5,6 +5,7 @@ use crate::control::Control;
 use crate::options::Plan;
 use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
+use crate::trace;
 use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, WorkSet};
 use std::borrow::Cow;
@@ -24,12 +25,14 @@ where
     K::Real: HostReal,
 {
     let p = &*planes;
+    let copy = trace::range("copy in");
     let muts = {
         let mut kept = team.buffers();
         p.muts.iter().map(|d| kept.copy_of(d)).collect()
     };
     let ins = p.ins.iter().map(|d| Cow::Borrowed(*d)).collect();
     let mut work = WorkSet::new(ins, p.params.clone(), muts).with_status(status);
+    drop(copy);
     let issued = IssuedBytes::of::<K>();
     let mut report = RunReport {
         samples: p.n,
@@ -38,6 +41,7 @@ where
         ..RunReport::default()
     };
     if let Some(j) = plan.reorder_key {
+        let _r = trace::range("reorder");
         let key = p.per_sample::<K>(j);
         let mut order: Vec<usize> = (0..p.n).collect();
         order.sort_by(|&a, &b| {
@@ -61,7 +65,10 @@ where
         }
         let k = plan.next_k(plan.max_steps - steps, active < p.n);
         report.slots_by_launch.push(work.len());
-        let stats = team.launch::<K>(&mut work, k);
+        let stats = {
+            let _r = trace::range("launch");
+            team.launch::<K>(&mut work, k)
+        };
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
         report.launches += 1;
@@ -71,7 +78,8 @@ where
         report.active_by_launch.push(active);
         ctl.progress(steps, active, report.launches);
         if active > 0 && plan.compaction.due(work.len(), active) {
-            let h = home.get_or_insert_with(|| Home::of(planes));
+            let _r = trace::range("compaction");
+            let h = home.get_or_insert_with(|| Home::of(planes, team));
             let before = work.len();
             team.install(|| work.compact(&mut h.muts, &mut h.terminated));
             report.issued_bytes += issued.compaction(before);
@@ -79,18 +87,20 @@ where
         }
     }
     // Write every sample home, then into the caller's planes in one pass.
+    let _r = trace::range("write home");
     if work.in_caller_order() {
         for (j, dst) in planes.muts.iter_mut().enumerate() {
             dst.copy_from_slice(work.mutable(j));
         }
         status.copy_from_slice(work.terminated());
     } else {
-        let mut h = home.unwrap_or_else(|| Home::of(planes));
+        let mut h = home.unwrap_or_else(|| Home::of(planes, team));
         work.scatter(&mut h.muts, &mut h.terminated);
         for (dst, src) in planes.muts.iter_mut().zip(&h.muts) {
             dst.copy_from_slice(src);
         }
         status.copy_from_slice(&h.terminated);
+        team.buffers().keep(h.muts);
     }
     team.buffers().keep(work.into_mutables());
     report.active = active;
@@ -109,11 +119,12 @@ struct Home<R> {
     terminated: Vec<u8>,
 }
 
-impl<R: Copy> Home<R> {
-    /// A copy of the caller's mutable planes, nothing terminated.
-    fn of(planes: &Bound<'_, R>) -> Self {
+impl<R: HostReal> Home<R> {
+    /// A copy of the caller's mutable planes (in buffers the team kept), nothing terminated.
+    fn of(planes: &Bound<'_, R>, team: &HostTeam) -> Self {
+        let mut kept = team.buffers();
         Home {
-            muts: planes.muts.iter().map(|d| d.to_vec()).collect(),
+            muts: planes.muts.iter().map(|d| kept.copy_of(d)).collect(),
             terminated: vec![0; planes.n],
         }
     }

@@ -27,10 +27,14 @@ mod planes;
 mod report;
 mod runner;
 mod team;
+mod trace;
 
 pub use control::CancelHandle;
 pub use device::cuda::CudaTeam;
-pub use device::{DeviceProps, DeviceTeam, FaultPlan, device_props};
+pub use device::{
+    BuildCache, DeviceProps, DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup,
+    device_props,
+};
 pub use error::Error;
 pub use hawk_host::{HostConfig, Isa};
 pub use options::{

@@ -9,6 +9,13 @@ pub struct RunReport {
     /// One-time build cost paid by this run, in seconds: graph capture on the device, 0 on
     /// the host team (nothing to build) and 0 on a later run that reuses the build.
     pub build_s: f64,
+    /// How the team's module was obtained, on a runner's first run only (`""` on later
+    /// runs): `"cubin (built in)"`, `"cache hit (warm)"`, `"jit (cold)"`, `"emulated"` (the
+    /// emulated device without a module) or `"host"`.
+    pub startup: &'static str,
+    /// Seconds the team's start-up took (module JIT or load), on a runner's first run only
+    /// (0 on later runs and on the host team). Paid at deploy, before this run.
+    pub startup_s: f64,
     /// Kernel launches (each advances every active sample up to k steps).
     pub launches: u64,
     /// Steps the run advanced: the sum of k over launches (a sample stops at its own step).

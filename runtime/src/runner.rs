@@ -35,6 +35,8 @@ pub struct Runner<'a, K: Kernel> {
     resumable: bool,
     cancel: CancelHandle,
     device: Option<DeviceSession>,
+    /// The team's start-up was reported (by this runner's first successful run).
+    startup_reported: bool,
 }
 
 /// A runner's device state on one backend.
@@ -123,6 +125,7 @@ where
         resumable: false,
         cancel: CancelHandle::default(),
         device: None,
+        startup_reported: false,
     })
 }
 
@@ -264,6 +267,13 @@ where
         report.finished = count(Status::Finished);
         report.failed = count(Status::Failed);
         report.capped = count(Status::Capped);
+        if !self.startup_reported {
+            let s = self.deployed.team.startup();
+            report.startup = s.source.name();
+            report.startup_s = s.load_s;
+            report.notes.splice(0..0, s.notes);
+            self.startup_reported = true;
+        }
         Ok(report)
     }
 
@@ -284,8 +294,8 @@ where
                             CudaBackend::new(t.clone())?,
                             &self.planes,
                         )?),
-                        DeviceTeam::Emulated(faults) => DeviceSession::Emulated(Session::new(
-                            EmulatedBackend::with_faults(*faults),
+                        DeviceTeam::Emulated(t) => DeviceSession::Emulated(Session::new(
+                            EmulatedBackend::with_faults(t.faults),
                             &self.planes,
                         )?),
                     });

@@ -1,7 +1,7 @@
 //! Teams and `deploy`: binding a kernel to where it will run.
 
-use crate::device::DeviceTeam;
 use crate::device::cuda::{self, CudaTeam};
+use crate::device::{DeviceTeam, EmulatedTeam, Module, ModuleSource, Startup};
 use crate::error::Error;
 use hawk::Kernel;
 use hawk_host::{HostConfig, HostReal, HostTeam};
@@ -41,6 +41,14 @@ impl Team {
         match self {
             Team::Host(_) => "host",
             Team::Device(_) => "device",
+        }
+    }
+    /// How the team started: the device's module source and load time; `Host` and 0 on
+    /// the host team.
+    pub fn startup(&self) -> Startup {
+        match self {
+            Team::Host(_) => Startup::none(ModuleSource::Host),
+            Team::Device(d) => d.startup().clone(),
         }
     }
 }
@@ -96,7 +104,7 @@ where
     deploy_on(kernel, TeamChoice::Best)
 }
 
-/// Deploys `kernel` on the team chosen, without a PTX module (see
+/// Deploys `kernel` on the team chosen, without a device module (see
 /// [`deploy_on_with_module`]).
 pub fn deploy_on<K: Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
 where
@@ -105,20 +113,22 @@ where
     deploy_on_with_module(kernel, choice, None)
 }
 
-/// Deploys `kernel` on the team chosen; `ptx` is the module holding the kernel's GPU
-/// entries (the runtime knows no kernel, so its caller brings the PTX). `Best` takes a
-/// CUDA GPU when a driver, a GPU and a module are there, else the host team.
+/// Deploys `kernel` on the team chosen; `module` holds the kernel's GPU entries (the
+/// runtime knows no kernel, so its caller brings the PTX and, optionally, a cubin). `Best`
+/// takes a CUDA GPU when a driver, a GPU and a module are there, else the host team. The
+/// device team loads the cubin when its architecture is the GPU's, else a cached image or
+/// a JIT of the PTX (see [`Module`], [`crate::BuildCache`]).
 pub fn deploy_on_with_module<K: Kernel>(
     kernel: K,
     choice: TeamChoice,
-    ptx: Option<&str>,
+    module: Option<Module<'_>>,
 ) -> Result<Deployed<K>, Error>
 where
     K::Real: HostReal,
 {
     let team = match choice {
-        TeamChoice::Best => match ptx {
-            Some(ptx) if cuda::unavailable_reason().is_none() => match CudaTeam::new(ptx) {
+        TeamChoice::Best => match &module {
+            Some(m) if cuda::unavailable_reason().is_none() => match CudaTeam::new(m) {
                 Ok(t) => Team::Device(DeviceTeam::Cuda(Arc::new(t))),
                 Err(_) => Team::Host(HostTeam::new(&HostConfig::default())?),
             },
@@ -129,17 +139,22 @@ where
             if let Some(r) = cuda::unavailable_reason() {
                 return Err(Error::DeviceUnavailable(r));
             }
-            let ptx = ptx.ok_or_else(|| {
+            let m = module.as_ref().ok_or_else(|| {
                 Error::DeviceUnavailable(
                     "no PTX module was given (this build skipped the PTX build, or the \
                      runtime was called without one: use eagle::deploy_on)"
                         .into(),
                 )
             })?;
-            Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(ptx)?)))
+            Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?)))
         }
-        TeamChoice::EmulatedDevice => Team::Device(DeviceTeam::Emulated(Default::default())),
-        TeamChoice::EmulatedDeviceWith(p) => Team::Device(DeviceTeam::Emulated(p)),
+        TeamChoice::EmulatedDevice => Team::Device(DeviceTeam::Emulated(EmulatedTeam::new(
+            Default::default(),
+            module.as_ref(),
+        )?)),
+        TeamChoice::EmulatedDeviceWith(p) => {
+            Team::Device(DeviceTeam::Emulated(EmulatedTeam::new(p, module.as_ref())?))
+        }
     };
     Ok(Deployed { kernel, team })
 }

@@ -3,6 +3,8 @@
 //!
 //! Untested on a GPU in this repository's CI: `scripts/gpu-check.sh` runs it on one.
 
+use super::cache::DeviceIdentity;
+use super::startup::{self, Module, ModuleLoader, Startup};
 use super::{Arg, BLOCK, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
 use cudarc::driver::{CudaContext, CudaGraph, CudaStream, DriverError, result, sys};
@@ -67,8 +69,7 @@ pub struct CudaTeam {
     module: sys::CUmodule,
     functions: Mutex<HashMap<String, usize>>,
     name: String,
-    /// Seconds spent loading the module (PTX JIT or cubin load) when the team was made.
-    pub load_s: f64,
+    startup: Startup,
 }
 
 // The raw module and function handles are plain driver handles, usable from any thread
@@ -77,9 +78,10 @@ unsafe impl Send for CudaTeam {}
 unsafe impl Sync for CudaTeam {}
 
 impl CudaTeam {
-    /// Opens GPU 0 and loads `ptx` (the kernels' module). Call only when
-    /// [`unavailable_reason`] is `None`.
-    pub(crate) fn new(ptx: &str) -> Result<Self, Error> {
+    /// Opens GPU 0 and obtains `module` (the kernels' module): the built-in cubin when its
+    /// architecture is the GPU's, else a cached or freshly JIT-compiled image of the PTX
+    /// (see `startup::obtain`). Call only when [`unavailable_reason`] is `None`.
+    pub(crate) fn new(module: &Module<'_>) -> Result<Self, Error> {
         if let Some(r) = unavailable_reason() {
             return Err(Error::DeviceUnavailable(r));
         }
@@ -90,18 +92,34 @@ impl CudaTeam {
             .new_stream()
             .map_err(|e| dev_err("creating a stream", e))?;
         let name = ctx.name().unwrap_or_else(|_| "CUDA GPU".into());
-        let t = std::time::Instant::now();
-        let src = CString::new(ptx).map_err(|_| Error::Device("PTX contains a NUL".into()))?;
-        let module = unsafe { result::module::load_data(src.as_ptr().cast()) }
-            .map_err(|e| dev_err("loading the PTX module", e))?;
+        use sys::CUdevice_attribute::*;
+        let cc = (
+            ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+                .map_err(|e| dev_err("compute capability", e))?,
+            ctx.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+                .map_err(|e| dev_err("compute capability", e))?,
+        );
+        let mut loader = CudaLoader {
+            id: DeviceIdentity {
+                name: name.clone(),
+                compute_capability: cc,
+                driver_version: driver_version()?,
+            },
+        };
+        let (module, startup) = startup::obtain(&mut loader, module)?;
         Ok(CudaTeam {
             ctx,
             stream,
             module,
             functions: Mutex::new(HashMap::new()),
             name,
-            load_s: t.elapsed().as_secs_f64(),
+            startup,
         })
+    }
+
+    /// How the module was obtained (built-in cubin, cache hit, JIT) and what it cost.
+    pub fn startup(&self) -> &Startup {
+        &self.startup
     }
 
     /// The GPU's name.
@@ -119,6 +137,78 @@ impl CudaTeam {
             .map_err(|e| dev_err(&format!("finding entry `{symbol}` in the PTX module"), e))?;
         f.insert(symbol.to_owned(), func as usize);
         Ok(func)
+    }
+}
+
+/// Loads images and JIT-compiles PTX on the current context, for `startup::obtain`.
+struct CudaLoader {
+    id: DeviceIdentity,
+}
+
+impl ModuleLoader for CudaLoader {
+    type Handle = sys::CUmodule;
+    fn identity(&self) -> &DeviceIdentity {
+        &self.id
+    }
+    fn load_image(&mut self, image: &[u8]) -> Result<sys::CUmodule, String> {
+        load_image(image).map_err(|e| format!("{e:?}"))
+    }
+    fn jit(&mut self, ptx: &str) -> Result<(Vec<u8>, sys::CUmodule), Error> {
+        let image = jit_ptx(ptx)?;
+        let module =
+            load_image(&image).map_err(|e| dev_err("loading the JIT-compiled module", e))?;
+        Ok((image, module))
+    }
+}
+
+/// `cuModuleLoadData` on a copy of `image` that is 8-byte aligned and followed by zeros
+/// (the call takes no length; an image that is not ELF is read as NUL-terminated text).
+fn load_image(image: &[u8]) -> Result<sys::CUmodule, DriverError> {
+    let mut buf = vec![0u64; image.len().div_ceil(8) + 1];
+    unsafe {
+        std::ptr::copy_nonoverlapping(image.as_ptr(), buf.as_mut_ptr().cast::<u8>(), image.len());
+        result::module::load_data(buf.as_ptr().cast())
+    }
+}
+
+/// JIT-compiles `ptx` for the current context's GPU with the driver's linker
+/// (`cuLinkCreate`, `cuLinkAddData` as PTX, `cuLinkComplete`) and returns the cubin.
+fn jit_ptx(ptx: &str) -> Result<Vec<u8>, Error> {
+    let src = CString::new(ptx).map_err(|_| Error::Device("PTX contains a NUL".into()))?;
+    let mut log = vec![0u8; 16 << 10];
+    let mut opts = [
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), log.len() as *mut c_void];
+    unsafe {
+        let mut state: sys::CUlinkState = std::ptr::null_mut();
+        sys::cuLinkCreate_v2(2, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state)
+            .result()
+            .map_err(|e| dev_err("cuLinkCreate", e))?;
+        let added = sys::cuLinkAddData_v2(
+            state,
+            sys::CUjitInputType::CU_JIT_INPUT_PTX,
+            src.as_ptr() as *mut c_void,
+            src.as_bytes_with_nul().len(),
+            c"hawk.ptx".as_ptr(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+        .result();
+        let mut cubin: *mut c_void = std::ptr::null_mut();
+        let mut size = 0usize;
+        let image = added
+            .and_then(|_| sys::cuLinkComplete(state, &mut cubin, &mut size).result())
+            .map(|_| std::slice::from_raw_parts(cubin as *const u8, size).to_vec());
+        // The cubin belongs to the link state: copied above, before it is destroyed.
+        sys::cuLinkDestroy(state);
+        image.map_err(|e| {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let msg = String::from_utf8_lossy(&log[..end]);
+            dev_err(&format!("JIT-compiling the PTX ({})", msg.trim()), e)
+        })
     }
 }
 

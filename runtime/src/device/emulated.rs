@@ -2,6 +2,8 @@
 //! grid (blocks of `BLOCK`) on the CPU in order, calling the same `hawk::device` bodies the
 //! GPU entries call, and a graph is the recorded launch sequence, replayed in order.
 
+use super::cache::DeviceIdentity;
+use super::startup::{self, Module, ModuleLoader, ModuleSource, Startup};
 use super::{Arg, BLOCK, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
 use hawk::device as dev;
@@ -46,6 +48,70 @@ impl FaultPlan {
     /// No faults.
     pub fn none() -> Self {
         Self::default()
+    }
+}
+
+/// The emulated device team: the faults its runners inject and how it started.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmulatedTeam {
+    /// Faults each runner's emulated device injects.
+    pub faults: FaultPlan,
+    /// How the module was obtained: `Emulated` without a module, else a JIT (cold) or a
+    /// cache hit (warm) exactly as on a GPU, with an emulated image.
+    pub startup: Startup,
+}
+
+impl EmulatedTeam {
+    /// An emulated team injecting `faults`. With a module it starts like a GPU through the
+    /// same build cache, as a device no built-in cubin matches (see [`EMULATED_NAME`]).
+    pub(crate) fn new(faults: FaultPlan, module: Option<&Module<'_>>) -> Result<Self, Error> {
+        let startup = match module {
+            None => Startup::none(ModuleSource::Emulated),
+            Some(m) => {
+                let mut loader = EmulatedLoader {
+                    id: DeviceIdentity {
+                        name: EMULATED_NAME.into(),
+                        compute_capability: (0, 0),
+                        driver_version: 0,
+                    },
+                    image: emulated_image(m.ptx),
+                };
+                startup::obtain(&mut loader, m)?.1
+            }
+        };
+        Ok(EmulatedTeam { faults, startup })
+    }
+}
+
+/// The emulated device's name in its cache key (compute capability 0.0, driver 0).
+pub const EMULATED_NAME: &str = "eagle emulated device";
+
+/// The emulated "JIT": its image of a module is a tag and the PTX's SHA-256, and loading
+/// accepts exactly that image (as a driver refuses an image that is not a module for it).
+struct EmulatedLoader {
+    id: DeviceIdentity,
+    image: Vec<u8>,
+}
+
+fn emulated_image(ptx: &str) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    [b"eagle emulated image\n".as_slice(), &Sha256::digest(ptx)].concat()
+}
+
+impl ModuleLoader for EmulatedLoader {
+    type Handle = ();
+    fn identity(&self) -> &DeviceIdentity {
+        &self.id
+    }
+    fn load_image(&mut self, image: &[u8]) -> Result<(), String> {
+        if image == self.image {
+            Ok(())
+        } else {
+            Err("emulated: not an image of this module".into())
+        }
+    }
+    fn jit(&mut self, ptx: &str) -> Result<(Vec<u8>, ()), Error> {
+        Ok((emulated_image(ptx), ()))
     }
 }
 

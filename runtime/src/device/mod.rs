@@ -7,12 +7,16 @@
 //! All orchestration (upload, the launch loop, compaction, graphs, `to_host`) is written
 //! once against [`Backend`] in `device_run.rs`.
 
+pub(crate) mod cache;
 pub(crate) mod cuda;
 pub(crate) mod emulated;
 mod props;
+pub(crate) mod startup;
 
-pub use emulated::FaultPlan;
+pub use cache::BuildCache;
+pub use emulated::{EmulatedTeam, FaultPlan};
 pub use props::{DeviceProps, device_props};
+pub use startup::{Module, ModuleSource, Startup};
 
 use crate::error::Error;
 use hawk::Kernel;
@@ -138,7 +142,7 @@ pub enum DeviceTeam {
     Cuda(Arc<cuda::CudaTeam>),
     /// The emulated device (CPU, real launch geometry) injecting the faults planned; for
     /// tests.
-    Emulated(emulated::FaultPlan),
+    Emulated(EmulatedTeam),
 }
 
 impl DeviceTeam {
@@ -147,6 +151,13 @@ impl DeviceTeam {
         match self {
             DeviceTeam::Cuda(_) => "cuda",
             DeviceTeam::Emulated(_) => "emulated",
+        }
+    }
+    /// How the team's module was obtained and what it cost.
+    pub fn startup(&self) -> &Startup {
+        match self {
+            DeviceTeam::Cuda(c) => c.startup(),
+            DeviceTeam::Emulated(e) => &e.startup,
         }
     }
 }

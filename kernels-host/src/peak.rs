@@ -50,13 +50,19 @@ fn run(isa: Isa, iters: u64) -> u64 {
     iters * (CHAINS * lanes * 2) as u64
 }
 
-/// FP64 FMA peak of `threads` threads on `isa`, in FLOP/s: best of 5 short runs.
+/// FP64 FMA peak of `threads` threads on `isa`, in FLOP/s: best of 7 short runs.
 pub fn measure_fp64_peak(isa: Isa, threads: usize) -> f64 {
-    let iters = 2_000_000;
-    (0..5)
+    let pool = pool(threads);
+    best_fma_rate(isa, |f| pool.broadcast(|_| f()))
+}
+
+/// Best FLOP rate of 7 runs of the FMA loop on `isa`, on every thread `on_all` runs it on.
+fn best_fma_rate(isa: Isa, on_all: impl Fn(&(dyn Fn() -> u64 + Sync)) -> Vec<u64>) -> f64 {
+    let iters = 3_000_000;
+    (0..7)
         .map(|_| {
             let t0 = Instant::now();
-            let flops: u64 = pool(threads).broadcast(|_| run(isa, iters)).iter().sum();
+            let flops: u64 = on_all(&|| run(isa, iters)).iter().sum();
             flops as f64 / t0.elapsed().as_secs_f64()
         })
         .fold(0.0, f64::max)
@@ -71,9 +77,11 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// The FP64 FMA peak of this machine (all of rayon's threads, best ISA), measured once.
+/// It runs on rayon's global pool itself: a second pool would compete with the global
+/// pool's workers, which spin for a while after a run and would halve the reading.
 pub fn host_fp64_peak() -> f64 {
     static PEAK: OnceLock<f64> = OnceLock::new();
-    *PEAK.get_or_init(|| measure_fp64_peak(Isa::detect(), rayon::current_num_threads()))
+    *PEAK.get_or_init(|| best_fma_rate(Isa::detect(), |f| rayon::broadcast(|_| f())))
 }
 
 /// Memory bandwidth of `threads` threads by a STREAM triad (`a = b + s * c` over arrays

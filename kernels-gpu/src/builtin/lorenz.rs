@@ -13,7 +13,8 @@ pub fn lorenz_rhs<L: Lane>(sigma: L, rho: L, beta: L) -> impl Fn(L, &[L; 3]) -> 
     move |_t, u| {
         [
             sigma * (u[1] - u[0]),
-            u[0] * (rho - u[2]) - u[1],
+            // x (rho - z) - y, fused: one rounding less and a shorter dependency chain.
+            u[0].mul_add(rho - u[2], -u[1]),
             u[0] * u[1] - beta * u[2],
         ]
     }

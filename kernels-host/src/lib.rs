@@ -24,8 +24,21 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use buffers::Buffers;
 
-/// Samples per rayon task. A multiple of every lane width, so only the last chunk has a tail.
+/// Most samples per rayon task. A multiple of every lane width, so only the last chunk has a
+/// tail.
 pub const CHUNK: usize = 1024;
+
+/// Rayon tasks per worker thread a launch aims for when the work set is small: once
+/// compaction has shrunk the active set to a few chunks' worth, fixed-size chunks would
+/// leave threads idle for the whole tail of a run.
+const TASKS_PER_THREAD: usize = 4;
+
+/// Samples per rayon task for `len` slots on `threads` threads with `lanes`-wide groups:
+/// about [`CHUNK`], or less so every thread gets several tasks; always a multiple of `lanes`.
+pub fn chunk_size(len: usize, threads: usize, lanes: usize) -> usize {
+    let even = len.div_ceil(threads.max(1) * TASKS_PER_THREAD);
+    even.clamp(1, CHUNK).next_multiple_of(lanes.max(1))
+}
 
 /// Lane widths the host team can run, in samples per SIMD group.
 pub const LANE_WIDTHS: [usize; 7] = [1, 2, 4, 8, 12, 16, 32];
@@ -102,6 +115,32 @@ impl std::fmt::Display for HostError {
 
 impl std::error::Error for HostError {}
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_shrink_for_small_work_sets_and_stay_lane_multiples() {
+        assert_eq!(chunk_size(100_000, 2, 8), CHUNK);
+        assert_eq!(chunk_size(8 * CHUNK, 2, 8), CHUNK);
+        // 1,000 slots on 2 threads: 8 tasks of 128 (125 rounded up to 8 lanes).
+        assert_eq!(chunk_size(1000, 2, 8), 128);
+        assert_eq!(chunk_size(1000, 2, 12), 132);
+        assert_eq!(chunk_size(3, 2, 8), 8);
+        assert_eq!(chunk_size(0, 2, 8), 8, "never zero");
+        assert_eq!(
+            chunk_size(100_000, 2, 12),
+            1032,
+            "a lane multiple above CHUNK"
+        );
+        for (len, threads, lanes) in [(5000, 3, 12), (17, 1, 1), (70_000, 16, 32)] {
+            let c = chunk_size(len, threads, lanes);
+            assert!(c > 0 && c % lanes == 0 && c <= CHUNK.next_multiple_of(lanes));
+            assert!(len.div_ceil(c) >= (len / CHUNK).min(threads * TASKS_PER_THREAD));
+        }
+    }
+}
+
 impl HostTeam {
     /// Sets up a host team; see [`HostConfig`].
     pub fn new(cfg: &HostConfig) -> Result<Self, HostError> {
@@ -157,14 +196,16 @@ impl HostTeam {
     where
         K::Real: HostReal,
     {
-        let run = dispatch::chunk_fn::<K>(self.isa, self.lanes::<K::Real>());
+        let lanes = self.lanes::<K::Real>();
+        let run = dispatch::chunk_fn::<K>(self.isa, lanes);
         let ptrs = work.ptrs();
         let len = work.len();
+        let chunk = chunk_size(len, self.threads(), lanes);
         let body = || {
-            (0..len.div_ceil(CHUNK))
+            (0..len.div_ceil(chunk))
                 .into_par_iter()
                 .map(|c| {
-                    let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(len));
+                    let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
                     // SAFETY: chunks are disjoint and inside the work set; the ISA was checked.
                     unsafe { run(&ptrs, lo, hi, k) }
                 })

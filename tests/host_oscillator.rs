@@ -176,4 +176,11 @@ fn kept_buffers_never_leak_between_runs() {
         assert!(got.bits() == want.bits(), "n = {n}: planes differ");
         assert_eq!(done, want_done, "n = {n}: flags differ");
     }
+    let eagle::Team::Host(h) = deployed.team() else {
+        panic!("deployed on the host")
+    };
+    // The last run's three mutable planes (x, v, t) of 5 samples, at least, are kept.
+    assert!(h.buffers().held_bytes() >= 3 * 5 * 8);
+    h.buffers().clear();
+    assert_eq!(h.buffers().held_bytes(), 0);
 }

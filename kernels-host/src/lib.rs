@@ -115,32 +115,6 @@ impl std::fmt::Display for HostError {
 
 impl std::error::Error for HostError {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chunks_shrink_for_small_work_sets_and_stay_lane_multiples() {
-        assert_eq!(chunk_size(100_000, 2, 8), CHUNK);
-        assert_eq!(chunk_size(8 * CHUNK, 2, 8), CHUNK);
-        // 1,000 slots on 2 threads: 8 tasks of 128 (125 rounded up to 8 lanes).
-        assert_eq!(chunk_size(1000, 2, 8), 128);
-        assert_eq!(chunk_size(1000, 2, 12), 132);
-        assert_eq!(chunk_size(3, 2, 8), 8);
-        assert_eq!(chunk_size(0, 2, 8), 8, "never zero");
-        assert_eq!(
-            chunk_size(100_000, 2, 12),
-            1032,
-            "a lane multiple above CHUNK"
-        );
-        for (len, threads, lanes) in [(5000, 3, 12), (17, 1, 1), (70_000, 16, 32)] {
-            let c = chunk_size(len, threads, lanes);
-            assert!(c > 0 && c % lanes == 0 && c <= CHUNK.next_multiple_of(lanes));
-            assert!(len.div_ceil(c) >= (len / CHUNK).min(threads * TASKS_PER_THREAD));
-        }
-    }
-}
-
 impl HostTeam {
     /// Sets up a host team; see [`HostConfig`].
     pub fn new(cfg: &HostConfig) -> Result<Self, HostError> {
@@ -227,6 +201,32 @@ impl HostTeam {
         match &self.pool {
             Some(p) => p.install(f),
             None => f(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_shrink_for_small_work_sets_and_stay_lane_multiples() {
+        assert_eq!(chunk_size(100_000, 2, 8), CHUNK);
+        assert_eq!(chunk_size(8 * CHUNK, 2, 8), CHUNK);
+        // 1,000 slots on 2 threads: 8 tasks of 128 (125 rounded up to 8 lanes).
+        assert_eq!(chunk_size(1000, 2, 8), 128);
+        assert_eq!(chunk_size(1000, 2, 12), 132);
+        assert_eq!(chunk_size(3, 2, 8), 8);
+        assert_eq!(chunk_size(0, 2, 8), 8, "never zero");
+        assert_eq!(
+            chunk_size(100_000, 2, 12),
+            1032,
+            "a lane multiple above CHUNK"
+        );
+        for (len, threads, lanes) in [(5000, 3, 12), (17, 1, 1), (70_000, 16, 32)] {
+            let c = chunk_size(len, threads, lanes);
+            assert!(c > 0 && c.is_multiple_of(lanes) && c <= CHUNK.next_multiple_of(lanes));
+            assert!(len.div_ceil(c) >= (len / CHUNK).min(threads * TASKS_PER_THREAD));
         }
     }
 }

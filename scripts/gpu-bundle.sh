@@ -8,6 +8,7 @@
 # `./gpu-check.sh [log-dir]` there: no Rust and no network needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh >/dev/null  # toolchain, ptxas and libcudadevrt.a (for graph_while)
 B=target/gpu-bundle
 rm -rf "$B" && mkdir -p "$B/bin"
 

@@ -17,14 +17,9 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// The free list for element type `R`.
-    pub(crate) fn of<R: HostReal>(&mut self) -> &mut Vec<Vec<R>> {
-        R::free_list(self)
-    }
-
     /// A copy of `src` in a kept buffer (one at least as large when there is one).
     pub fn copy_of<R: HostReal>(&mut self, src: &[R]) -> Vec<R> {
-        let free = self.of::<R>();
+        let free = R::free_list(self);
         let mut buf = match free.iter().position(|b| b.capacity() >= src.len()) {
             Some(i) => free.swap_remove(i),
             None => free.pop().unwrap_or_default(),
@@ -36,7 +31,7 @@ impl Buffers {
 
     /// Keeps `bufs` for later runs (up to a bound; the rest are freed).
     pub fn keep<R: HostReal>(&mut self, bufs: impl IntoIterator<Item = Vec<R>>) {
-        let free = self.of::<R>();
+        let free = R::free_list(self);
         for b in bufs {
             if free.len() < KEEP {
                 free.push(b);

@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use buffers::Buffers;
 
-/// Most samples per rayon task. A multiple of every lane width, so only the last chunk has a
-/// tail.
+/// Most samples per rayon task (before [`chunk_size`] rounds it up to a multiple of the
+/// lane width, so only the last task has a scalar tail).
 pub const CHUNK: usize = 1024;
 
 /// Rayon tasks per worker thread a launch aims for when the work set is small: once

@@ -156,17 +156,18 @@ pub(crate) fn obtain_in<L: ModuleLoader>(
             )),
         }
     }
-    let key = cache::key(module.ptx, loader.identity());
-    if let Some(c) = &cache {
-        match c.load(&key) {
+    // The key hashes the whole PTX: only worth it with a cache to look in.
+    let cache = cache.map(|c| (cache::key(module.ptx, loader.identity()), c));
+    if let Some((key, c)) = &cache {
+        match c.load(key) {
             Ok(Some(image)) => match loader.load_image(&image) {
                 Ok(h) => return Ok((h, startup(ModuleSource::CacheHit, notes))),
                 Err(e) => {
                     notes.push(format!(
                         "build cache: {} did not load ({e}); rebuilt",
-                        c.path(&key).display()
+                        c.path(key).display()
                     ));
-                    if let Err(e) = c.remove(&key) {
+                    if let Err(e) = c.remove(key) {
                         notes.push(format!("build cache: {e}"));
                     }
                 }
@@ -176,8 +177,8 @@ pub(crate) fn obtain_in<L: ModuleLoader>(
         }
     }
     let (image, h) = loader.jit(module.ptx)?;
-    if let Some(c) = &cache
-        && let Err(e) = c.store(&key, &image)
+    if let Some((key, c)) = &cache
+        && let Err(e) = c.store(key, &image)
     {
         notes.push(format!("build cache: {e}"));
     }

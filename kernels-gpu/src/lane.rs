@@ -496,14 +496,14 @@ mod multi {
         type Output = Self;
         #[inline(always)]
         fn not(self) -> Self {
-            MultiMask(self.0.map(|m| !m))
+            MultiMask(core::array::from_fn(|g| !self.0[g]))
         }
     }
     impl<V: Lane, const G: usize> Neg for Multi<V, G> {
         type Output = Self;
         #[inline(always)]
         fn neg(self) -> Self {
-            Multi(self.0.map(|v| -v))
+            Multi(core::array::from_fn(|g| -self.0[g]))
         }
     }
 
@@ -598,7 +598,7 @@ mod multi {
         }
         #[inline(always)]
         fn is_finite(self) -> Self::Mask {
-            MultiMask(self.0.map(V::is_finite))
+            MultiMask(core::array::from_fn(|g| self.0[g].is_finite()))
         }
         #[inline(always)]
         fn mul_add(self, a: Self, b: Self) -> Self {
@@ -606,11 +606,11 @@ mod multi {
         }
         #[inline(always)]
         fn sqrt(self) -> Self {
-            Multi(self.0.map(V::sqrt))
+            Multi(core::array::from_fn(|g| self.0[g].sqrt()))
         }
         #[inline(always)]
         fn abs(self) -> Self {
-            Multi(self.0.map(V::abs))
+            Multi(core::array::from_fn(|g| self.0[g].abs()))
         }
         #[inline(always)]
         fn min(self, o: Self) -> Self {
@@ -622,11 +622,11 @@ mod multi {
         }
         #[inline(always)]
         fn exp(self) -> Self {
-            Multi(self.0.map(V::exp))
+            Multi(core::array::from_fn(|g| self.0[g].exp()))
         }
         #[inline(always)]
         fn ln(self) -> Self {
-            Multi(self.0.map(V::ln))
+            Multi(core::array::from_fn(|g| self.0[g].ln()))
         }
         #[inline(always)]
         fn powf(self, e: Self) -> Self {

@@ -6,7 +6,7 @@ use crate::workset::Ptrs;
 use hawk::lane::Multi;
 use hawk::{
     ACTIVE, FAILED, FINISHED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked,
-    needs_replay, run_sample,
+    needs_replay,
 };
 use std::simd::Simd;
 
@@ -104,7 +104,8 @@ impl Isa {
 pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> LaunchStats;
 
 /// Advances the lane group at slot `i` (lanes set in `start` already stopped) `k` steps and
-/// writes its state and changed status bytes back; returns how many lanes are still running.
+/// writes its state and changed status bytes back; returns how many lanes are still running
+/// and how many steps the group took (each one issued for all its lanes).
 ///
 /// # Safety
 /// As [`run_chunk`], for slots `i..i + L::WIDTH`.
@@ -115,7 +116,7 @@ unsafe fn group<K: Kernel, L: Lane<Elem = K::Real>>(
     i: usize,
     start: L::Mask,
     k: u32,
-) -> usize
+) -> (usize, u32)
 where
     K::Real: HostReal,
 {
@@ -126,14 +127,14 @@ where
         let load = || K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
         let mut st = load();
         let (mut term, mut failed) = (start, L::Mask::splat(false));
-        advance::<K, L>(&ins, params, &mut st, &mut term, &mut failed, k);
+        let mut taken = advance::<K, L>(&ins, params, &mut st, &mut term, &mut failed, k);
         if needs_replay::<K, L>(&st, start, failed) {
             // The planes still hold the launch's start state: replay it checked.
             // Fresh locals, so the fast path's state never has its address taken
             // (which would keep it in memory instead of registers).
             let mut st2 = load();
             let (mut term2, mut failed2) = (start, L::Mask::splat(false));
-            advance_checked::<K, L>(&ins, params, &mut st2, &mut term2, &mut failed2, k);
+            taken = advance_checked::<K, L>(&ins, params, &mut st2, &mut term2, &mut failed2, k);
             (st, term, failed) = (st2, term2, failed2);
         }
         for (j, v) in st.as_slice().iter().enumerate() {
@@ -150,16 +151,35 @@ where
                 }
             }
         }
-        w - t.count_ones() as usize
+        (w - t.count_ones() as usize, taken)
     }
 }
 
-/// Advances slots `lo..hi`: lane groups of `L`, then a scalar tail.
+/// Advances slots `lo..hi`: lane groups of `L`, then the tail one sample at a time.
 ///
 /// # Safety
 /// `lo..hi` must lie inside the work set behind `p`, and no other thread may touch it.
 #[inline(always)]
 unsafe fn run_chunk<K: Kernel, L: Lane<Elem = K::Real>>(
+    p: &Ptrs<K::Real>,
+    lo: usize,
+    hi: usize,
+    k: u32,
+) -> LaunchStats
+where
+    K::Real: HostReal,
+{
+    let split = lo + (hi - lo) / L::WIDTH * L::WIDTH;
+    unsafe { groups::<K, L>(p, lo, split, k) + groups::<K, K::Real>(p, split, hi, k) }
+}
+
+/// Advances slots `lo..hi` (a whole number of `L` groups) group by group, skipping groups
+/// whose lanes have all stopped.
+///
+/// # Safety
+/// As [`run_chunk`].
+#[inline(always)]
+unsafe fn groups<K: Kernel, L: Lane<Elem = K::Real>>(
     p: &Ptrs<K::Real>,
     lo: usize,
     hi: usize,
@@ -178,7 +198,7 @@ where
             // Most groups start a launch with every lane running: then the start mask is a
             // constant and, unless a lane finishes or fails, no status byte changes.
             let all_running = (0..w).all(|l| *flags.add(l) == ACTIVE);
-            let s = if all_running {
+            let (s, taken) = if all_running {
                 group::<K, L>(p, &params, i, L::Mask::splat(false), k)
             } else {
                 let start = L::Mask::from_fn(|l| *flags.add(l) != ACTIVE);
@@ -190,15 +210,8 @@ where
             };
             stats.active += s;
             stats.loaded += w;
+            stats.lane_steps += w as u64 * u64::from(taken);
             i += w;
-        }
-        while i < hi {
-            if *p.terminated.add(i) == ACTIVE {
-                stats.loaded += 1;
-            }
-            stats.active +=
-                run_sample::<K>(i, k, &p.ins, &p.params, &p.muts, p.terminated) as usize;
-            i += 1;
         }
     }
     stats

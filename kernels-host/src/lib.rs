@@ -51,6 +51,9 @@ pub struct LaunchStats {
     /// Slots whose state was loaded and stored (lane groups that were not all finished,
     /// finished lanes of such groups included): what the launch's bytes are issued for.
     pub loaded: usize,
+    /// Sample steps issued: each lane group's steps times its width (finished lanes of
+    /// running groups included), the scalar tail's steps one each.
+    pub lane_steps: u64,
 }
 
 impl std::ops::Add for LaunchStats {
@@ -60,6 +63,7 @@ impl std::ops::Add for LaunchStats {
         LaunchStats {
             active: self.active + o.active,
             loaded: self.loaded + o.loaded,
+            lane_steps: self.lane_steps + o.lane_steps,
         }
     }
 }

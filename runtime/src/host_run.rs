@@ -71,6 +71,7 @@ where
         };
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
+        *report.issued_sample_steps.get_or_insert(0) += stats.lane_steps;
         report.launches += 1;
         report.steps += u64::from(k);
         steps += u64::from(k);

@@ -39,6 +39,10 @@ pub struct RunReport {
     /// Bytes the run's passes read and wrote (launches, including passes over finished
     /// samples, and compaction or reorder passes); the card's "issued bytes".
     pub issued_bytes: u64,
+    /// Sample steps the run issued: on the host team each lane group's steps times its width
+    /// (finished lanes of running groups included). `None` on the device team, which does
+    /// not count them.
+    pub issued_sample_steps: Option<u64>,
     /// The team it ran on (`"host"` or `"device"`).
     pub team: &'static str,
     /// The arm that ran (`"host"` on the host team; `"simulate"`, `"graph"` or

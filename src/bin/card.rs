@@ -30,6 +30,9 @@ struct Args {
     /// Timed runs; the row holds the median.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
+    /// Print the card as JSON (every field, active samples by launch included).
+    #[arg(long)]
+    json: bool,
 }
 
 fn main() -> ExitCode {
@@ -63,6 +66,16 @@ fn main() -> ExitCode {
         .collect();
     times.sort_by(f64::total_cmp);
     let card = Card::new(vec![case.row(times[times.len() / 2])]);
-    print!("{}", card.markdown());
+    if args.json {
+        match serde_json::to_string_pretty(&card) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        print!("{}", card.markdown());
+    }
     ExitCode::SUCCESS
 }

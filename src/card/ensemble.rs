@@ -89,9 +89,9 @@ where
     }
 
     /// The baseline: rayon over samples, each integrated to completion with scalar lanes
-    /// (`K::step` on one `f64`/`f32` at a time). Returns the steps every sample took, summed:
-    /// the useful work of the ensemble.
-    pub fn baseline(&mut self, max_steps: u64) -> u64 {
+    /// (`K::step` on one `f64`/`f32` at a time). Returns the steps each sample took, in the
+    /// caller's order: their sum is the useful work of the ensemble.
+    pub fn baseline(&mut self, max_steps: u64) -> Vec<u64> {
         let (ins, params) = (&self.ins, &self.params);
         let out: Vec<(K::Muts<K::Real>, u64)> = (0..self.len())
             .into_par_iter()
@@ -108,13 +108,13 @@ where
                 (st, steps)
             })
             .collect();
-        let mut total = 0;
+        let mut lifetimes = Vec::with_capacity(out.len());
         for (i, (st, steps)) in out.into_iter().enumerate() {
             for (j, v) in st.as_slice().iter().enumerate() {
                 self.muts[j][i] = *v;
             }
-            total += steps;
+            lifetimes.push(steps);
         }
-        total
+        lifetimes
     }
 }

@@ -6,9 +6,11 @@
 //! the `card` binary runs one workload on one arm from the command line (for profilers).
 
 mod ensemble;
+mod lifetimes;
 mod workloads;
 
 pub use ensemble::Ensemble;
+pub use lifetimes::Lifetimes;
 pub use workloads::{Case, MAX_STEPS, Workload};
 
 use crate::RunReport;
@@ -117,6 +119,8 @@ pub struct Row {
     pub flops_per_step: u64,
     /// Steps samples really took, summed (the useful work).
     pub useful_sample_steps: u64,
+    /// How long samples live, and the most compaction can gain on this arm's lane groups.
+    pub lifetimes: Lifetimes,
     /// Useful GFLOP/s.
     pub useful_gflops: f64,
     /// Useful FLOP/s as % of the team's peak for the element type.
@@ -127,6 +131,9 @@ pub struct Row {
     pub bytes_pct_of_peak: Option<f64>,
     /// Largest relative difference of any final state from the baseline's.
     pub max_rel_diff_vs_baseline: f64,
+    /// Sample steps the arm issued over the useful ones (host team: finished lanes of
+    /// running lane groups count as issued; `None` where it is not counted).
+    pub issued_per_useful_step: Option<f64>,
     /// Active samples after each launch (the compaction story).
     pub active_by_launch: Vec<usize>,
 }
@@ -141,7 +148,7 @@ impl Row {
         real: &'static str,
         median_s: f64,
         flops_per_step: u64,
-        useful_sample_steps: u64,
+        lifetimes: Lifetimes,
         report: Option<&RunReport>,
         max_rel_diff_vs_baseline: f64,
     ) -> Row {
@@ -159,6 +166,7 @@ impl Row {
                 peak::host_bandwidth(),
             ),
         };
+        let useful_sample_steps = lifetimes.total;
         let useful = (flops_per_step * useful_sample_steps) as f64 / median_s;
         let issued = report.map(|r| r.issued_bytes as f64 / median_s);
         Row {
@@ -173,11 +181,15 @@ impl Row {
             compactions: report.map_or(0, |r| r.compactions),
             flops_per_step,
             useful_sample_steps,
+            lifetimes,
             useful_gflops: useful / 1e9,
             flops_pct_of_peak: 100.0 * useful / fp_peak,
             issued_gbs: issued.map(|b| b / 1e9),
             bytes_pct_of_peak: issued.map(|b| 100.0 * b / bw_peak),
             max_rel_diff_vs_baseline,
+            issued_per_useful_step: report
+                .and_then(|r| r.issued_sample_steps)
+                .map(|s| s as f64 / useful_sample_steps.max(1) as f64),
             active_by_launch: report.map_or_else(Vec::new, |r| r.active_by_launch.clone()),
         }
     }
@@ -245,20 +257,29 @@ impl Card {
                 "## {w} (n = {}, {}, {} FLOPs/step, {} useful sample steps)\n",
                 r0.n, r0.real, r0.flops_per_step, r0.useful_sample_steps
             );
+            let l = &r0.lifetimes;
             let _ = writeln!(
                 s,
-                "| team | arm | time (ms) | vs baseline | launches | steps | compactions | \
-                 useful GFLOP/s | % FLOP peak | issued GB/s | % BW peak | max rel diff |"
+                "Sample lifetimes: {} to {} steps, mean {:.1}. Without compaction each group of \
+                 {} lanes steps as long as its longest sample: {:.2}x the useful steps, the \
+                 most compaction can gain here.\n",
+                l.min, l.max, l.mean, l.lanes, l.compaction_bound
             );
             let _ = writeln!(
                 s,
-                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                "| team | arm | time (ms) | vs baseline | launches | steps | compactions | \
+                 issued/useful steps | useful GFLOP/s | % FLOP peak | issued GB/s | % BW peak | \
+                 max rel diff |"
+            );
+            let _ = writeln!(
+                s,
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             );
             for r in rows {
                 let opt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {:.2} | {} | {} | {} | {} | {:.2} | {:.1} | {} | {} | {:.1e} |",
+                    "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} | {:.1} | {} | {} | {:.1e} |",
                     r.team,
                     r.arm,
                     r.time_ms,
@@ -266,6 +287,8 @@ impl Card {
                     r.launches,
                     r.steps,
                     r.compactions,
+                    r.issued_per_useful_step
+                        .map_or("-".to_owned(), |v| format!("{v:.2}")),
                     r.useful_gflops,
                     r.flops_pct_of_peak,
                     opt(r.issued_gbs),

@@ -3,7 +3,7 @@
 //! different lengths.
 
 use super::ensemble::Ensemble;
-use super::{Arm, Row};
+use super::{Arm, Lifetimes, Row};
 use crate::{
     Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
 };
@@ -107,7 +107,7 @@ struct Prepared<K: Kernel> {
     e: Ensemble<K>,
     deployed: crate::Deployed<K>,
     flops_per_step: u64,
-    useful_steps: u64,
+    lifetimes: Lifetimes,
     reference: Vec<Vec<K::Real>>,
     report: Option<RunReport>,
 }
@@ -127,7 +127,7 @@ where
     let flops_per_step = flops_per_step::<K>(&ins, &e.params, &muts);
     // The baseline's result is the reference every arm is checked against, and the steps it
     // takes per sample are the ensemble's useful work.
-    let useful_steps = e.baseline(MAX_STEPS);
+    let steps = e.baseline(MAX_STEPS);
     let reference = e.muts.clone();
     let choice = if arm.team() == "device" {
         TeamChoice::Device
@@ -135,13 +135,18 @@ where
         TeamChoice::Host(host)
     };
     let deployed = crate::deploy_on(K::default(), choice)?;
+    let lanes = match deployed.team() {
+        crate::Team::Host(h) => h.lanes::<K::Real>(),
+        crate::Team::Device(_) => WARP,
+    };
+    let lifetimes = Lifetimes::new(&steps, lanes);
     Ok(Box::new(Prepared {
         workload,
         arm,
         e,
         deployed,
         flops_per_step,
-        useful_steps,
+        lifetimes,
         reference,
         report: None,
     }))
@@ -186,12 +191,15 @@ where
             K::Real::NAME,
             median_s,
             self.flops_per_step,
-            self.useful_steps,
+            self.lifetimes.clone(),
             self.report.as_ref(),
             max_rel_diff,
         )
     }
 }
+
+/// Threads per warp: the lane group of a device team.
+const WARP: usize = 32;
 
 /// Step cap of every card run (no workload comes near it).
 pub const MAX_STEPS: u64 = 1_000_000;

@@ -2,6 +2,7 @@
 
 use super::{Rhs, lc};
 use crate::lane::Lane;
+use core::mem::MaybeUninit;
 
 /// An explicit embedded Runge-Kutta pair with `S` stages, as `f64` coefficients.
 ///
@@ -101,22 +102,26 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     h: L,
 ) -> EmbeddedStep<L, N> {
     let zero = lc::<L>(0.0);
-    let mut k = [[zero; N]; S];
+    // Stage values, written in order before they are read. Left uninitialised: zeroing
+    // `S * N` lane groups costs a memset per step where the array does not fit registers.
+    let mut k = [const { MaybeUninit::<[L; N]>::uninit() }; S];
+    // SAFETY (every `stage(j)` below): `j < i` or, after the loop, `j < S`, and stage `j`
+    // was written in iteration `j` of the loop.
+    let stage = |k: &[MaybeUninit<[L; N]>; S], j: usize| unsafe { k[j].assume_init() };
     for i in 0..S {
         let mut yi = *y;
         if i > 0 {
             for (n, yin) in yi.iter_mut().enumerate() {
                 let mut acc = zero;
-                for (j, kj) in k.iter().enumerate().take(i) {
-                    let a = tab.a[i][j];
+                for (j, &a) in tab.a[i].iter().enumerate().take(i) {
                     if a != 0.0 {
-                        acc += lc::<L>(a) * kj[n];
+                        acc += lc::<L>(a) * stage(&k, j)[n];
                     }
                 }
                 *yin = y[n] + h * acc;
             }
         }
-        k[i] = f.eval(t + lc::<L>(tab.c[i]) * h, &yi);
+        k[i].write(f.eval(t + lc::<L>(tab.c[i]) * h, &yi));
     }
     let mut out = EmbeddedStep {
         y: *y,
@@ -124,12 +129,12 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     };
     for n in 0..N {
         let (mut sb, mut se) = (zero, zero);
-        for (i, ki) in k.iter().enumerate() {
-            let b = tab.b[i];
+        for (i, (&b, &be)) in tab.b.iter().zip(&tab.b_embedded).enumerate() {
+            let ki = stage(&k, i);
             if b != 0.0 {
                 sb += lc::<L>(b) * ki[n];
             }
-            let e = b - tab.b_embedded[i];
+            let e = b - be;
             if e != 0.0 {
                 se += lc::<L>(e) * ki[n];
             }

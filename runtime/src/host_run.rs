@@ -9,6 +9,7 @@ use crate::trace;
 use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, WorkSet};
 use std::borrow::Cow;
+use std::time::Instant;
 
 /// Runs the launch loop on the host team from the status bytes in `status` (all `0` for a
 /// fresh run) with `steps_before` steps of this run already taken; writes the caller's
@@ -58,6 +59,8 @@ where
     let mut active = work.active();
     let mut steps = steps_before;
     let mut stop = None;
+    // The last compaction pass's wall time: what `Compaction::Auto` weighs a pass against.
+    let mut pass_s = None;
     while active > 0 && steps < plan.max_steps {
         if let Some(why) = ctl.should_stop(report.launches) {
             stop = Some(why);
@@ -65,10 +68,12 @@ where
         }
         let k = plan.next_k(plan.max_steps - steps, active < p.n);
         report.slots_by_launch.push(work.len());
+        let t0 = Instant::now();
         let stats = {
             let _r = trace::range("launch");
             team.launch::<K>(&mut work, k)
         };
+        let launch_s = t0.elapsed().as_secs_f64();
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
         *report.issued_sample_steps.get_or_insert(0) += stats.lane_steps;
@@ -78,11 +83,17 @@ where
         *report.launches_by_k.entry(k).or_default() += 1;
         report.active_by_launch.push(active);
         ctl.progress(steps, active, report.launches);
-        if active > 0 && plan.compaction.due(work.len(), active) {
+        if active > 0
+            && plan
+                .compaction
+                .due_timed(work.len(), active, launch_s, pass_s)
+        {
             let _r = trace::range("compaction");
+            let t0 = Instant::now();
             let h = home.get_or_insert_with(|| Home::of(planes, team));
             let before = work.len();
             team.install(|| work.compact(&mut h.muts, &mut h.terminated));
+            pass_s = Some(t0.elapsed().as_secs_f64());
             report.issued_bytes += issued.compaction(before);
             report.compactions += 1;
         }

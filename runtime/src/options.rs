@@ -19,7 +19,9 @@ pub const AUTO_STEPS_HOST_FINISHING: u32 = 16;
 pub enum Compaction {
     /// Never: every launch passes over every slot (finished lane groups are skipped).
     Off,
-    /// When at least an eighth of the slots in the active set have finished (default).
+    /// When at least an eighth of the slots in the active set have finished (default). On
+    /// the host team also sooner, once the finished slots' share of the last launch's time
+    /// is at least what the last compaction pass took (see [`Compaction::due_timed`]).
     #[default]
     Auto,
     /// After every launch in which any sample finished.
@@ -182,6 +184,28 @@ impl Compaction {
             Compaction::Auto => finished > 0 && finished * 8 >= slots,
         }
     }
+
+    /// [`Compaction::due`], where `Auto` also weighs time: after a launch that took
+    /// `launch_s` seconds, the finished slots' share of it is what every further launch
+    /// loses to them, so once that share is at least `pass_s` (the last compaction pass's
+    /// time; `None` before the first) a pass pays for itself within one launch. Never
+    /// later than the count rule.
+    pub fn due_timed(
+        self,
+        slots: usize,
+        active: usize,
+        launch_s: f64,
+        pass_s: Option<f64>,
+    ) -> bool {
+        let finished = slots - active;
+        let pays = match (self, pass_s) {
+            (Compaction::Auto, Some(pass)) if finished > 0 => {
+                finished as f64 / slots as f64 * launch_s >= pass
+            }
+            _ => false,
+        };
+        pays || self.due(slots, active)
+    }
 }
 
 /// Options resolved against a kernel: what the launch loop of any team follows.
@@ -211,5 +235,28 @@ impl Plan {
             Steps::Auto => AUTO_STEPS_HOST,
         };
         k.min(u32::try_from(left).unwrap_or(u32::MAX))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Compaction;
+
+    #[test]
+    fn auto_compacts_when_a_pass_pays_for_itself_and_never_later_than_the_count_rule() {
+        let auto = Compaction::Auto;
+        // 10 of 1,000 finished: 1% of a 1 s launch is 10 ms, more than a 5 ms pass...
+        assert!(auto.due_timed(1000, 990, 1.0, Some(0.005)));
+        // ...but not more than a 20 ms one, and nothing is timed before the first pass.
+        assert!(!auto.due_timed(1000, 990, 1.0, Some(0.020)));
+        assert!(!auto.due_timed(1000, 990, 1.0, None));
+        // The count rule (an eighth finished) holds whatever the times.
+        assert!(auto.due_timed(1000, 875, 0.0, Some(1.0)));
+        assert!(auto.due_timed(1000, 875, 0.0, None));
+        // Nothing finished: nothing to gain.
+        assert!(!auto.due_timed(1000, 1000, 1.0, Some(0.0)));
+        // Off and Always do not weigh time.
+        assert!(!Compaction::Off.due_timed(1000, 500, 1.0, Some(0.0)));
+        assert!(Compaction::Always.due_timed(1000, 999, 0.0, Some(1.0)));
     }
 }

@@ -265,8 +265,9 @@ fn kepler(n: usize) -> Ensemble<KeplerRk78> {
         ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
     };
     let e: Vec<f64> = (0..n).map(|_| 0.9 * next()).collect();
+    // Whole periods, log-uniform in 1..=32: as many samples run 1 to 2 periods as 16 to 32.
     let periods: Vec<f64> = (0..n)
-        .map(|_| (1.0 + 8.0 * next()).floor().min(8.0))
+        .map(|_| 32f64.powf(next()).floor().clamp(1.0, 32.0))
         .collect();
     let z = vec![0.0; n];
     Ensemble::new(

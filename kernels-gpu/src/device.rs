@@ -49,7 +49,7 @@ pub unsafe fn step_thread<K: Kernel>(
 ) where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
-    if i < n as usize && unsafe { run_sample::<K>(i, k, ins, params, muts, terminated) } {
+    if i < n as usize && unsafe { run_sample::<K>(i, k, ins, params, muts, terminated).0 } {
         unsafe { count_one(active) };
     }
 }
@@ -76,7 +76,7 @@ pub unsafe fn step_indexed_thread<K: Kernel>(
 {
     if i < n_active as usize {
         let s = unsafe { *idx.add(i) } as usize;
-        if unsafe { run_sample::<K>(s, k, ins, params, muts, terminated) } {
+        if unsafe { run_sample::<K>(s, k, ins, params, muts, terminated).0 } {
             unsafe { count_one(active) };
         }
     }

@@ -216,7 +216,8 @@ pub fn advance_checked<K: Kernel, L: Lane<Elem = K::Real>>(
 
 /// Runs one sample (scalar lane) of a launch: loads it from raw planes, advances it `k`
 /// steps, stores it back. This is the body of every generated GPU entry point and what an
-/// emulated device team calls per thread. Returns `true` if the sample is still active.
+/// emulated device team calls per thread. Returns whether the sample is still active and
+/// how many steps it took (0 for a sample that had already stopped).
 ///
 /// # Safety
 /// Every pointer must be valid for index `i` (reads for `ins`, reads and writes for `muts`
@@ -229,31 +230,31 @@ pub unsafe fn run_sample<K: Kernel>(
     params: &[K::Real],
     muts: &[*mut K::Real],
     terminated: *mut u8,
-) -> bool
+) -> (bool, u32)
 where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
     unsafe {
         if *terminated.add(i) != ACTIVE {
-            return false;
+            return (false, 0);
         }
         let inv = K::Ins::<K::Real>::from_fn(|j| *ins[j].add(i));
         let par = K::Params::<K::Real>::from_fn(|j| params[j]);
         let load = || K::Muts::<K::Real>::from_fn(|j| *muts[j].add(i));
         let mut st = load();
         let (mut term, mut failed) = (false, false);
-        advance::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
+        let mut taken = advance::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
         if needs_replay::<K, K::Real>(&st, false, failed) {
             // The planes still hold the launch's start state: replay it step by step.
             st = load();
             (term, failed) = (false, false);
-            advance_checked::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
+            taken = advance_checked::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
         }
         for (j, v) in st.as_slice().iter().enumerate() {
             *muts[j].add(i) = *v;
         }
         *terminated.add(i) = if failed { FAILED } else { term as u8 };
-        !term
+        (!term, taken)
     }
 }
 

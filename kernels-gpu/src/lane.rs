@@ -496,14 +496,14 @@ mod multi {
         type Output = Self;
         #[inline(always)]
         fn not(self) -> Self {
-            MultiMask(core::array::from_fn(|g| !self.0[g]))
+            MultiMask(self.0.map(|m| !m))
         }
     }
     impl<V: Lane, const G: usize> Neg for Multi<V, G> {
         type Output = Self;
         #[inline(always)]
         fn neg(self) -> Self {
-            Multi(core::array::from_fn(|g| -self.0[g]))
+            Multi(self.0.map(|v| -v))
         }
     }
 
@@ -598,7 +598,7 @@ mod multi {
         }
         #[inline(always)]
         fn is_finite(self) -> Self::Mask {
-            MultiMask(core::array::from_fn(|g| self.0[g].is_finite()))
+            MultiMask(self.0.map(V::is_finite))
         }
         #[inline(always)]
         fn mul_add(self, a: Self, b: Self) -> Self {
@@ -606,11 +606,13 @@ mod multi {
         }
         #[inline(always)]
         fn sqrt(self) -> Self {
+            // Not `map`: it was left out of line in the RK7(8) loops, and an out-of-line
+            // copy is compiled without the caller's AVX2 (a call per square root).
             Multi(core::array::from_fn(|g| self.0[g].sqrt()))
         }
         #[inline(always)]
         fn abs(self) -> Self {
-            Multi(core::array::from_fn(|g| self.0[g].abs()))
+            Multi(self.0.map(V::abs))
         }
         #[inline(always)]
         fn min(self, o: Self) -> Self {
@@ -622,11 +624,11 @@ mod multi {
         }
         #[inline(always)]
         fn exp(self) -> Self {
-            Multi(core::array::from_fn(|g| self.0[g].exp()))
+            Multi(self.0.map(V::exp))
         }
         #[inline(always)]
         fn ln(self) -> Self {
-            Multi(core::array::from_fn(|g| self.0[g].ln()))
+            Multi(self.0.map(V::ln))
         }
         #[inline(always)]
         fn powf(self, e: Self) -> Self {

@@ -6,7 +6,7 @@ use crate::workset::Ptrs;
 use hawk::lane::Multi;
 use hawk::{
     ACTIVE, FAILED, FINISHED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked,
-    needs_replay,
+    needs_replay, run_sample,
 };
 use std::simd::Simd;
 
@@ -155,31 +155,12 @@ where
     }
 }
 
-/// Advances slots `lo..hi`: lane groups of `L`, then the tail one sample at a time.
+/// Advances slots `lo..hi`: lane groups of `L`, then a scalar tail.
 ///
 /// # Safety
 /// `lo..hi` must lie inside the work set behind `p`, and no other thread may touch it.
 #[inline(always)]
 unsafe fn run_chunk<K: Kernel, L: Lane<Elem = K::Real>>(
-    p: &Ptrs<K::Real>,
-    lo: usize,
-    hi: usize,
-    k: u32,
-) -> LaunchStats
-where
-    K::Real: HostReal,
-{
-    let split = lo + (hi - lo) / L::WIDTH * L::WIDTH;
-    unsafe { groups::<K, L>(p, lo, split, k) + groups::<K, K::Real>(p, split, hi, k) }
-}
-
-/// Advances slots `lo..hi` (a whole number of `L` groups) group by group, skipping groups
-/// whose lanes have all stopped.
-///
-/// # Safety
-/// As [`run_chunk`].
-#[inline(always)]
-unsafe fn groups<K: Kernel, L: Lane<Elem = K::Real>>(
     p: &Ptrs<K::Real>,
     lo: usize,
     hi: usize,
@@ -212,6 +193,15 @@ where
             stats.loaded += w;
             stats.lane_steps += w as u64 * u64::from(taken);
             i += w;
+        }
+        while i < hi {
+            if *p.terminated.add(i) == ACTIVE {
+                stats.loaded += 1;
+            }
+            let (running, taken) = run_sample::<K>(i, k, &p.ins, &p.params, &p.muts, p.terminated);
+            stats.active += running as usize;
+            stats.lane_steps += u64::from(taken);
+            i += 1;
         }
     }
     stats

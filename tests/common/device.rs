@@ -63,11 +63,15 @@ pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Opt
     } else {
         assert!(dev.steps >= host.steps, "{what}");
     }
-    if !while_ran {
+    // On the host, Auto also weighs measured launch and pass times (`due_timed`), so its
+    // compaction points are the device's only under Off and Always.
+    let same_policy = options.compaction != Compaction::Auto;
+    if !while_ran && same_policy {
         assert_eq!(dev.compactions, host.compactions, "{what}");
         assert_eq!(dev.active_by_launch, host.active_by_launch, "{what}");
         assert_eq!(dev.slots_by_launch, host.slots_by_launch, "{what}");
     } else if dev.launches == host.launches {
+        // Compaction never changes which samples are active after a launch.
         assert_eq!(dev.active_by_launch, host.active_by_launch, "{what}");
     }
     if options.compaction == Compaction::Off {

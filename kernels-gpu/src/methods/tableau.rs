@@ -105,9 +105,6 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     // Stage values, written in order before they are read. Left uninitialised: zeroing
     // `S * N` lane groups costs a memset per step where the array does not fit registers.
     let mut k = [const { MaybeUninit::<[L; N]>::uninit() }; S];
-    // SAFETY (every `stage(j)` below): `j < i` or, after the loop, `j < S`, and stage `j`
-    // was written in iteration `j` of the loop.
-    let stage = |k: &[MaybeUninit<[L; N]>; S], j: usize| unsafe { k[j].assume_init() };
     for i in 0..S {
         let mut yi = *y;
         if i > 0 {
@@ -115,7 +112,9 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
                 let mut acc = zero;
                 for (j, &a) in tab.a[i].iter().enumerate().take(i) {
                     if a != 0.0 {
-                        acc += lc::<L>(a) * stage(&k, j)[n];
+                        // SAFETY: `j < i`, and stage `j` was written in iteration `j`.
+                        let kj = unsafe { k[j].assume_init() };
+                        acc += lc::<L>(a) * kj[n];
                     }
                 }
                 *yin = y[n] + h * acc;
@@ -130,7 +129,8 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     for n in 0..N {
         let (mut sb, mut se) = (zero, zero);
         for (i, (&b, &be)) in tab.b.iter().zip(&tab.b_embedded).enumerate() {
-            let ki = stage(&k, i);
+            // SAFETY: the loop above wrote every stage.
+            let ki = unsafe { k[i].assume_init() };
             if b != 0.0 {
                 sb += lc::<L>(b) * ki[n];
             }

@@ -1,6 +1,6 @@
 //! The performance card: every workload x arm on the host team (device arms join when a GPU
-//! team exists), timed by criterion, then written as `target/card/card.{md,json,svg}` with
-//! criterion's medians.
+//! team exists), timed by criterion, then written as `target/card/card.{md,json,svg}` and
+//! `slots.svg` with criterion's medians.
 //!
 //! `EAGLE_CARD_N=4096 cargo bench --bench card` shrinks every workload for a quick look;
 //! `cargo bench --bench card -- lorenz` runs only the matching workloads.

@@ -66,7 +66,7 @@ fn card_writes_markdown_json_and_figure() {
     assert!(md.contains("| host | rayon-scalar |"));
     let dir = std::env::temp_dir().join(format!("eagle-card-{}", std::process::id()));
     let paths = card.write(&dir).unwrap();
-    assert_eq!(paths.len(), 3);
+    assert_eq!(paths.len(), 4);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&paths[1]).unwrap()).unwrap();
     assert_eq!(json["rows"].as_array().unwrap().len(), 2);
@@ -92,4 +92,26 @@ fn device_arms_say_why_they_cannot_run_without_a_gpu() {
         err.to_string().starts_with("device team unavailable"),
         "{err}"
     );
+}
+
+#[test]
+fn slots_figure_draws_every_arm_of_a_varied_lifetime_workload() {
+    let mut rows = Vec::new();
+    for arm in [Arm::Host, Arm::HostNoCompaction] {
+        let mut case = Workload::Kepler
+            .case(arm, 256, HostConfig::default())
+            .unwrap();
+        let t = case.run_once();
+        rows.push(case.row(t.as_secs_f64().max(1e-9)));
+    }
+    // Without compaction every launch passes over every slot; with it the set shrinks.
+    assert!(rows[1].slots_by_launch.iter().all(|&s| s == 256));
+    assert!(rows[0].slots_by_launch.last() < rows[1].slots_by_launch.last());
+    assert!(rows[0].lifetimes.compaction_bound > 1.05);
+    let dir = std::env::temp_dir().join(format!("eagle-slots-{}", std::process::id()));
+    let paths = Card::new(rows).write(&dir).unwrap();
+    let svg = std::fs::read_to_string(&paths[3]).unwrap();
+    assert!(svg.contains("kepler-rk78: slots each launch passed over"));
+    assert!(svg.contains("host / host-no-compaction"));
+    std::fs::remove_dir_all(dir).ok();
 }

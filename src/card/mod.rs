@@ -2,10 +2,12 @@
 //! useful FLOP/s (only the steps of samples still running) and issued bytes/s (what the
 //! arm's passes really move), each also as a fraction of the team's own peak.
 //!
-//! `cargo bench --bench card` writes `target/card/card.md`, `card.json` and `card.svg`;
-//! the `card` binary runs one workload on one arm from the command line (for profilers).
+//! `cargo bench --bench card` writes `target/card/card.md`, `card.json`, `card.svg` and
+//! `slots.svg`; the `card` binary runs one workload on one arm from the command line (for
+//! profilers).
 
 mod ensemble;
+mod figures;
 mod lifetimes;
 mod workloads;
 
@@ -15,7 +17,6 @@ pub use workloads::{Case, MAX_STEPS, Workload};
 
 use crate::RunReport;
 use hawk_host::peak;
-use plotters::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -136,6 +137,8 @@ pub struct Row {
     pub issued_per_useful_step: Option<f64>,
     /// Active samples after each launch (the compaction story).
     pub active_by_launch: Vec<usize>,
+    /// Slots each launch passed over (finished samples not yet compacted away included).
+    pub slots_by_launch: Vec<usize>,
 }
 
 impl Row {
@@ -191,6 +194,7 @@ impl Row {
                 .and_then(|r| r.issued_sample_steps)
                 .map(|s| s as f64 / useful_sample_steps.max(1) as f64),
             active_by_launch: report.map_or_else(Vec::new, |r| r.active_by_launch.clone()),
+            slots_by_launch: report.map_or_else(Vec::new, |r| r.slots_by_launch.clone()),
         }
     }
 }
@@ -301,58 +305,21 @@ impl Card {
         s
     }
 
-    /// Writes `card.md`, `card.json` and `card.svg` into `dir`; returns their paths.
+    /// Writes `card.md`, `card.json`, `card.svg` (% of peak by row) and `slots.svg` (slots
+    /// each launch passed over, by arm, for workloads whose samples finish at different
+    /// steps) into `dir`; returns their paths.
     pub fn write(&self, dir: &Path) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
         std::fs::create_dir_all(dir)?;
-        let (md, json, svg) = (
+        let (md, json, svg, slots) = (
             dir.join("card.md"),
             dir.join("card.json"),
             dir.join("card.svg"),
+            dir.join("slots.svg"),
         );
         std::fs::write(&md, self.markdown())?;
         std::fs::write(&json, serde_json::to_string_pretty(self)?)?;
-        self.figure(&svg)?;
-        Ok(vec![md, json, svg])
-    }
-
-    /// A bar per row: % of FLOP peak, grouped by workload.
-    fn figure(&self, path: &Path) -> Result<(), Box<dyn std::error::Error>> {
-        let n = self.rows.len().max(1);
-        let root = SVGBackend::new(path, (900, 140 + 22 * n as u32)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let top = self
-            .rows
-            .iter()
-            .map(|r| r.flops_pct_of_peak)
-            .fold(1.0, f64::max)
-            * 1.1;
-        let mut chart = ChartBuilder::on(&root)
-            .caption("useful FLOP/s, % of the team's peak", ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(330)
-            .build_cartesian_2d(0.0..top, 0..n)?;
-        let labels: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| format!("{} / {}", r.workload, r.arm))
-            .collect();
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(n)
-            .y_label_formatter(&|i| labels.get(*i).cloned().unwrap_or_default())
-            .x_desc("% of peak")
-            .draw()?;
-        chart.draw_series(self.rows.iter().enumerate().map(|(i, r)| {
-            let color = if r.arm == Arm::RayonScalar.name() {
-                RGBColor(150, 150, 150)
-            } else {
-                RGBColor(31, 119, 180)
-            };
-            Rectangle::new([(0.0, i), (r.flops_pct_of_peak, i + 1)], color.filled())
-        }))?;
-        root.present()?;
-        Ok(())
+        figures::peak_bars(&self.rows, &svg)?;
+        figures::slots_by_launch(&self.rows, &slots)?;
+        Ok(vec![md, json, svg, slots])
     }
 }

@@ -26,8 +26,9 @@ pub enum Workload {
     LorenzRk78F64,
     /// The same in f32 at rtol = atol = 1e-6 (1e-8 is below f32's resolution).
     LorenzRk78F32,
-    /// Kepler orbits, e uniform in [0, 0.9] and 1 to 8 periods per sample (both in random
-    /// order), Fehlberg 7(8) at rtol = atol = 1e-10: lifetimes differ by over 10x.
+    /// Kepler orbits, e uniform in [0, 0.9] and 1 to 32 whole periods per sample
+    /// (log-uniform; both in random order), Fehlberg 7(8) at rtol = atol = 1e-10: lifetimes
+    /// differ by up to 80x.
     Kepler,
 }
 

@@ -2,7 +2,7 @@
 //! plain rayon + scalar loop), and the card's bookkeeping is consistent.
 
 use eagle::HostConfig;
-use eagle::card::{Arm, Card, Workload};
+use eagle::card::{Arm, Card, Row, Workload};
 use eagle::hawk::builtin::{LorenzRk4, Oscillator};
 use eagle::hawk_host::count::flops_per_step;
 
@@ -50,16 +50,20 @@ fn flops_are_counted_from_the_kernel() {
     assert_eq!(f, 4 * 8 + 3 * 3 * 2 + 3 * 6 + 2 + 3 + 1 + 2);
 }
 
+/// One run of `w` on `n` samples per arm, as card rows.
+fn rows_of(w: Workload, arms: &[Arm], n: usize) -> Vec<Row> {
+    arms.iter()
+        .map(|&arm| {
+            let mut case = w.case(arm, n, HostConfig::default()).unwrap();
+            let t = case.run_once();
+            case.row(t.as_secs_f64().max(1e-9))
+        })
+        .collect()
+}
+
 #[test]
 fn card_writes_markdown_json_and_figure() {
-    let mut rows = Vec::new();
-    for arm in [Arm::Host, Arm::RayonScalar] {
-        let mut case = Workload::Oscillator
-            .case(arm, 64, HostConfig::default())
-            .unwrap();
-        let t = case.run_once();
-        rows.push(case.row(t.as_secs_f64().max(1e-9)));
-    }
+    let rows = rows_of(Workload::Oscillator, &[Arm::Host, Arm::RayonScalar], 64);
     let card = Card::new(rows);
     let md = card.markdown();
     assert!(md.contains("## oscillator (n = 64, f64, 7 FLOPs/step, 64000 useful sample steps)"));
@@ -96,18 +100,16 @@ fn device_arms_say_why_they_cannot_run_without_a_gpu() {
 
 #[test]
 fn slots_figure_draws_every_arm_of_a_varied_lifetime_workload() {
-    let mut rows = Vec::new();
-    for arm in [Arm::Host, Arm::HostNoCompaction] {
-        let mut case = Workload::Kepler
-            .case(arm, 256, HostConfig::default())
-            .unwrap();
-        let t = case.run_once();
-        rows.push(case.row(t.as_secs_f64().max(1e-9)));
-    }
+    let rows = rows_of(Workload::Kepler, &[Arm::Host, Arm::HostNoCompaction], 256);
     // Without compaction every launch passes over every slot; with it the set shrinks.
     assert!(rows[1].slots_by_launch.iter().all(|&s| s == 256));
     assert!(rows[0].slots_by_launch.last() < rows[1].slots_by_launch.last());
     assert!(rows[0].lifetimes.compaction_bound > 1.05);
+    // Without compaction each lane group steps exactly as long as its longest sample: the
+    // issued steps the team counted are the bound's numerator. Compaction issues fewer.
+    let issued = |r: &Row| r.issued_per_useful_step.unwrap();
+    assert!((issued(&rows[1]) - rows[1].lifetimes.compaction_bound).abs() < 1e-12);
+    assert!(1.0 <= issued(&rows[0]) && issued(&rows[0]) < issued(&rows[1]));
     let dir = std::env::temp_dir().join(format!("eagle-slots-{}", std::process::id()));
     let paths = Card::new(rows).write(&dir).unwrap();
     let svg = std::fs::read_to_string(&paths[3]).unwrap();

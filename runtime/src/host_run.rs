@@ -39,6 +39,7 @@ where
         samples: p.n,
         team: "host",
         arm: "host",
+        issued_sample_steps: Some(0),
         ..RunReport::default()
     };
     if let Some(j) = plan.reorder_key {
@@ -89,9 +90,9 @@ where
                 .due_timed(work.len(), active, launch_s, pass_s)
         {
             let _r = trace::range("compaction");
-            let t0 = Instant::now();
             let h = home.get_or_insert_with(|| Home::of(planes, team));
             let before = work.len();
+            let t0 = Instant::now();
             team.install(|| work.compact(&mut h.muts, &mut h.terminated));
             pass_s = Some(t0.elapsed().as_secs_f64());
             report.issued_bytes += issued.compaction(before);

@@ -39,7 +39,6 @@ where
         samples: p.n,
         team: "host",
         arm: "host",
-        issued_sample_steps: Some(0),
         ..RunReport::default()
     };
     if let Some(j) = plan.reorder_key {
@@ -62,6 +61,7 @@ where
     let mut stop = None;
     // The last compaction pass's wall time: what `Compaction::Auto` weighs a pass against.
     let mut pass_s = None;
+    let mut lane_steps = 0;
     while active > 0 && steps < plan.max_steps {
         if let Some(why) = ctl.should_stop(report.launches) {
             stop = Some(why);
@@ -77,7 +77,7 @@ where
         let launch_s = t0.elapsed().as_secs_f64();
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
-        *report.issued_sample_steps.get_or_insert(0) += stats.lane_steps;
+        lane_steps += stats.lane_steps;
         report.launches += 1;
         report.steps += u64::from(k);
         steps += u64::from(k);
@@ -116,6 +116,7 @@ where
         team.buffers().keep(h.muts);
     }
     team.buffers().keep(work.into_mutables());
+    report.issued_sample_steps = Some(lane_steps);
     report.active = active;
     report.done = active == 0;
     report.stop = stop.unwrap_or(if active == 0 {

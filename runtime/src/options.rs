@@ -197,14 +197,9 @@ impl Compaction {
         launch_s: f64,
         pass_s: Option<f64>,
     ) -> bool {
-        let finished = slots - active;
-        let pays = match (self, pass_s) {
-            (Compaction::Auto, Some(pass)) if finished > 0 => {
-                finished as f64 / slots as f64 * launch_s >= pass
-            }
-            _ => false,
-        };
-        pays || self.due(slots, active)
+        let pays = |pass: f64| (slots - active) as f64 / slots as f64 * launch_s >= pass;
+        self.due(slots, active)
+            || (self == Compaction::Auto && active < slots && pass_s.is_some_and(pays))
     }
 }
 

@@ -7,7 +7,7 @@
 
 use criterion::Criterion;
 use eagle::HostConfig;
-use eagle::card::{Arm, Card, Workload};
+use eagle_cli::card::{Arm, Card, Workload};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -28,8 +28,6 @@ pub use eagle_runtime::*;
 pub use hawk;
 pub use hawk_host;
 
-pub mod card;
-
 /// Deploys `kernel` on the best team: a CUDA GPU (with the embedded [`ptx::MODULE`]) when a
 /// driver and a GPU are present, else the host team.
 pub fn deploy<K: hawk::Kernel>(kernel: K) -> Result<Deployed<K>, Error>
@@ -49,37 +47,74 @@ where
     deploy_on_with_module(kernel, choice, ptx::MODULE)
 }
 
-pub mod figure;
+/// Deploys your `kernel` on the best team, with your `module` (from
+/// [`include_module!`]) for the device: a CUDA GPU when one is usable and the module holds
+/// the kernel's entries, else the host team (the start-up notes of
+/// [`Deployed::startup`] then say why). See [`deploy_on_with_module`] to choose the team.
+///
+/// ```ignore
+/// // In a crate whose build.rs ran eagle_build::KernelBuilder::new("../kernels").build():
+/// let deployed = eagle::deploy_with(my_kernels::VanDerPol, eagle::include_module!())?;
+/// ```
+pub fn deploy_with<K: hawk::Kernel>(kernel: K, module: Module<'_>) -> Result<Deployed<K>, Error>
+where
+    K::Real: hawk_host::HostReal,
+{
+    deploy_on_with_module(kernel, TeamChoice::Best, Some(module))
+}
+
+/// The GPU module your `build.rs` made with `eagle_build::KernelBuilder`, embedded in your
+/// program as a [`Module`]: its PTX, its cubin when a `ptxas` assembled one, its
+/// architecture and name. `include_module!()` takes the module built without a name,
+/// `include_module!("NAME")` the one built with `.name("NAME")`.
+///
+/// Give it to [`deploy_with`] or [`deploy_on_with_module`]. Deploy checks that it holds
+/// every entry the kernel needs, on every device team alike.
+#[macro_export]
+macro_rules! include_module {
+    () => {
+        $crate::include_module!(@vars "EAGLE_MODULE_PTX", "EAGLE_MODULE_CUBIN",
+            "EAGLE_MODULE_ARCH", "EAGLE_MODULE_NAME")
+    };
+    ($name:literal) => {
+        $crate::include_module!(@vars
+            concat!("EAGLE_MODULE_", $name, "_PTX"), concat!("EAGLE_MODULE_", $name, "_CUBIN"),
+            concat!("EAGLE_MODULE_", $name, "_ARCH"), concat!("EAGLE_MODULE_", $name, "_NAME"))
+    };
+    (@vars $ptx:expr, $cubin:expr, $arch:expr, $name:expr) => {{
+        const CUBIN: &[u8] = include_bytes!(env!($cubin));
+        $crate::Module {
+            ptx: include_str!(env!($ptx)),
+            cubin: if CUBIN.is_empty() { None } else { Some(CUBIN) },
+            arch: env!($arch),
+            name: env!($name),
+            cache: $crate::BuildCache::FromEnv,
+        }
+    }};
+}
 
 /// The built-in kernels compiled to PTX (and, with `ptxas`, to a cubin) by `build.rs`.
 pub mod ptx {
-    use eagle_runtime::{BuildCache, Module};
+    use eagle_runtime::Module;
+
+    const BUILT: Module<'static> = crate::include_module!();
 
     /// The PTX module of `kernels-gpu` (all built-in kernels), or `None` when the build
     /// skipped it (`EAGLE_SKIP_PTX=1`).
-    pub const PTX: Option<&str> = if cfg!(eagle_no_ptx) {
+    pub const PTX: Option<&str> = if BUILT.ptx.is_empty() {
         None
     } else {
-        Some(include_str!(concat!(env!("OUT_DIR"), "/hawk.ptx")))
+        Some(BUILT.ptx)
     };
     /// The GPU architecture the PTX targets (`sm_90` unless `EAGLE_PTX_ARCH` said otherwise).
-    pub const ARCH: &str = env!("EAGLE_PTX_ARCH");
+    pub const ARCH: &str = BUILT.arch;
     /// The PTX assembled by `ptxas -arch=ARCH -O3` at build time, or `None` when the build
-    /// found no `ptxas`, it failed (a build warning says why) or the PTX build was skipped.
-    pub const CUBIN: Option<&[u8]> = if cfg!(eagle_cubin) {
-        Some(include_bytes!(concat!(env!("OUT_DIR"), "/hawk.cubin")))
-    } else {
-        None
-    };
+    /// found no `ptxas` or the PTX build was skipped.
+    pub const CUBIN: Option<&[u8]> = BUILT.cubin;
     /// [`PTX`], [`CUBIN`] and [`ARCH`] as the runtime takes them, cached as the environment
-    /// says ([`BuildCache::FromEnv`]); `None` without PTX.
+    /// says ([`eagle_runtime::BuildCache::FromEnv`]); `None` without PTX.
     pub const MODULE: Option<Module<'static>> = match PTX {
-        Some(ptx) => Some(Module {
-            ptx,
-            cubin: CUBIN,
-            arch: ARCH,
-            cache: BuildCache::FromEnv,
-        }),
+        Some(_) => Some(BUILT),
         None => None,
     };
 }

@@ -2,9 +2,9 @@
 //! plain rayon + scalar loop), and the card's bookkeeping is consistent.
 
 use eagle::HostConfig;
-use eagle::card::{Arm, Card, Row, Workload};
 use eagle::hawk::builtin::{LorenzRk4, Oscillator};
 use eagle::hawk_host::count::flops_per_step;
+use eagle_cli::card::{Arm, Card, Row, Workload};
 
 #[test]
 fn every_workload_and_host_arm_matches_the_baseline_bit_for_bit() {

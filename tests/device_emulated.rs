@@ -168,10 +168,88 @@ fn start_up_is_reported_by_the_first_run_only() {
         let second = runner.run().unwrap();
         assert_eq!((second.startup, second.startup_s), ("", 0.0));
     }
-    // Without a module the emulated device loads nothing.
-    let d = eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, None).unwrap();
-    assert_eq!(d.team().startup().source, eagle::ModuleSource::Emulated);
-    assert_eq!(d.team().startup().source.name(), "emulated");
+}
+
+#[test]
+fn without_a_module_the_emulated_device_is_refused_as_cuda_would_be() {
+    use eagle::hawk::builtin::Oscillator;
+    let e = eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, None).unwrap_err();
+    assert!(matches!(e, eagle::Error::DeviceUnavailable(_)), "{e}");
+    assert!(e.to_string().contains("no GPU module"), "{e}");
+}
+
+#[test]
+fn a_module_without_the_kernel_is_refused_at_deploy_naming_what_is_missing() {
+    use eagle::hawk::builtin::{LorenzRk4, Oscillator};
+    // The built-in module minus the oscillator's entries (as a user's module would be).
+    let full = eagle::ptx::MODULE.expect("the PTX build was skipped (EAGLE_SKIP_PTX=1)");
+    let without: String = full
+        .ptx
+        .lines()
+        .filter(|l| !l.contains(".entry hawk_oscillator"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let m = eagle::Module {
+        ptx: &without,
+        ..full
+    };
+    for choice in [
+        TeamChoice::EmulatedDevice,
+        TeamChoice::EmulatedDeviceWith(eagle::FaultPlan::none()),
+    ] {
+        let e = eagle::deploy_on_with_module(Oscillator, choice, Some(m)).unwrap_err();
+        let eagle::Error::MissingEntries {
+            kernel,
+            module,
+            missing,
+        } = &e
+        else {
+            panic!("expected MissingEntries, got {e}");
+        };
+        assert_eq!((*kernel, module.as_str()), ("oscillator", "hawk"));
+        assert_eq!(missing, &["hawk_oscillator", "hawk_oscillator_indexed"]);
+        let msg = e.to_string();
+        for part in [
+            "hawk_oscillator_indexed",
+            "module `hawk`",
+            "eagle-build",
+            "include_module!",
+        ] {
+            assert!(msg.contains(part), "`{part}` not in: {msg}");
+        }
+    }
+    // Another kernel of the same module deploys.
+    eagle::deploy_on_with_module(LorenzRk4, TeamChoice::EmulatedDevice, Some(m)).unwrap();
+    // Helper kernels are required too.
+    let no_helpers = full
+        .ptx
+        .replace(".entry hawk_while_condition", ".entry renamed");
+    let m = eagle::Module {
+        ptx: &no_helpers,
+        ..full
+    };
+    let e =
+        eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, Some(m)).unwrap_err();
+    assert!(e.to_string().contains("hawk_while_condition"), "{e}");
+}
+
+#[test]
+fn best_with_a_module_without_the_kernel_runs_on_the_host_and_says_why_when_a_gpu_is_there() {
+    use eagle::hawk::builtin::Oscillator;
+    let empty = eagle::Module::ptx("// no entries", "sm_90").named("empty");
+    let d = eagle::deploy_with(Oscillator, empty).unwrap();
+    assert_eq!(d.team().name(), "host");
+    let notes = d.startup().notes;
+    match eagle::device_unavailable_reason() {
+        // No GPU: the host team is the expected choice, nothing to explain.
+        Some(_) => assert!(notes.is_empty(), "{notes:?}"),
+        None => assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("hawk_oscillator") && n.contains("`empty`")),
+            "{notes:?}"
+        ),
+    }
 }
 
 #[test]

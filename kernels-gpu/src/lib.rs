@@ -35,6 +35,7 @@
 
 extern crate self as hawk;
 
+#[cfg(feature = "builtin")]
 pub mod builtin;
 pub mod device;
 pub mod kernel;

@@ -109,6 +109,23 @@ pub enum Error {
     /// `resume()` was called on a runner that has no stopped run to continue.
     #[error("nothing to resume: call run() first (resume continues a run that stopped early)")]
     NothingToResume,
+    /// The device module lacks GPU entries the kernel needs (it was built from another
+    /// kernel crate, e.g. the built-in module for your kernel).
+    #[error(
+        "kernel `{kernel}` cannot run from GPU module `{module}`: it lacks the entries {}; \
+         build the crate that defines the kernel with eagle-build (in build.rs: \
+         eagle_build::KernelBuilder::new(\"<your kernel crate>\").build()) and deploy with \
+         eagle::deploy_with(kernel, eagle::include_module!())",
+        .missing.join(", ")
+    )]
+    MissingEntries {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The module's name ([`crate::Module::name`]).
+        module: String,
+        /// The entries the module lacks.
+        missing: Vec<String>,
+    },
     /// The device team was asked for but cannot be used.
     #[error("device team unavailable: {0}")]
     DeviceUnavailable(String),

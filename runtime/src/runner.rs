@@ -268,7 +268,7 @@ where
         report.failed = count(Status::Failed);
         report.capped = count(Status::Capped);
         if !self.startup_reported {
-            let s = self.deployed.team.startup();
+            let s = self.deployed.startup();
             report.startup = s.source.name();
             report.startup_s = s.load_s;
             report.notes.splice(0..0, s.notes);

@@ -1,7 +1,9 @@
 //! Teams and `deploy`: binding a kernel to where it will run.
 
 use crate::device::cuda::{self, CudaTeam};
-use crate::device::{DeviceTeam, EmulatedTeam, Module, ModuleSource, Startup};
+use crate::device::{
+    DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup, check_entries,
+};
 use crate::error::Error;
 use hawk::Kernel;
 use hawk_host::{HostConfig, HostReal, HostTeam};
@@ -71,6 +73,8 @@ impl fmt::Debug for Team {
 pub struct Deployed<K: Kernel> {
     pub(crate) kernel: K,
     pub(crate) team: Team,
+    /// Why deploy chose another team than asked for (`Best` on the host with a GPU there).
+    pub(crate) notes: Vec<String>,
 }
 
 impl<K: Kernel> Deployed<K> {
@@ -81,6 +85,14 @@ impl<K: Kernel> Deployed<K> {
     /// The kernel.
     pub fn kernel(&self) -> K {
         self.kernel
+    }
+    /// How the team started ([`Team::startup`]), with deploy's own notes first: why
+    /// [`TeamChoice::Best`] fell back to the host team although a GPU is there (the module
+    /// lacks the kernel, or failed to load). The first run's report carries these notes.
+    pub fn startup(&self) -> Startup {
+        let mut s = self.team.startup();
+        s.notes.splice(0..0, self.notes.iter().cloned());
+        s
     }
 }
 
@@ -126,35 +138,119 @@ pub fn deploy_on_with_module<K: Kernel>(
 where
     K::Real: HostReal,
 {
+    let host = |cfg: &HostConfig| -> Result<Team, Error> { Ok(Team::Host(HostTeam::new(cfg)?)) };
+    let mut notes = Vec::new();
     let team = match choice {
-        TeamChoice::Best => match &module {
-            Some(m) if cuda::unavailable_reason().is_none() => match CudaTeam::new(m) {
-                Ok(t) => Team::Device(DeviceTeam::Cuda(Arc::new(t))),
-                Err(_) => Team::Host(HostTeam::new(&HostConfig::default())?),
-            },
-            _ => Team::Host(HostTeam::new(&HostConfig::default())?),
-        },
-        TeamChoice::Host(cfg) => Team::Host(HostTeam::new(&cfg)?),
+        TeamChoice::Best => {
+            match best_device::<K>(cuda::unavailable_reason(), module.as_ref(), |m| {
+                Ok(Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?))))
+            }) {
+                Ok(t) => t,
+                Err(why) => {
+                    if let Some(why) = why {
+                        notes.push(format!("running on the host team: {why}"));
+                    }
+                    host(&HostConfig::default())?
+                }
+            }
+        }
+        TeamChoice::Host(cfg) => host(&cfg)?,
         TeamChoice::Device => {
             if let Some(r) = cuda::unavailable_reason() {
                 return Err(Error::DeviceUnavailable(r));
             }
-            let m = module.as_ref().ok_or_else(|| {
-                Error::DeviceUnavailable(
-                    "no PTX module was given (this build skipped the PTX build, or the \
-                     runtime was called without one: use eagle::deploy_on)"
-                        .into(),
-                )
-            })?;
+            let m = device_module::<K>(module.as_ref())?;
             Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?)))
         }
-        TeamChoice::EmulatedDevice => Team::Device(DeviceTeam::Emulated(EmulatedTeam::new(
-            Default::default(),
-            module.as_ref(),
-        )?)),
-        TeamChoice::EmulatedDeviceWith(p) => {
-            Team::Device(DeviceTeam::Emulated(EmulatedTeam::new(p, module.as_ref())?))
-        }
+        TeamChoice::EmulatedDevice => emulated::<K>(Default::default(), module.as_ref())?,
+        TeamChoice::EmulatedDeviceWith(p) => emulated::<K>(p, module.as_ref())?,
     };
-    Ok(Deployed { kernel, team })
+    Ok(Deployed {
+        kernel,
+        team,
+        notes,
+    })
+}
+
+/// The module a device team of `K` loads: refused when there is none or it lacks one of
+/// `K`'s entries (the same check for CUDA and the emulated device).
+fn device_module<'m, K: Kernel>(module: Option<&'m Module<'m>>) -> Result<&'m Module<'m>, Error> {
+    let m = module.ok_or_else(|| {
+        Error::DeviceUnavailable(format!(
+            "no GPU module was given for kernel `{}` (this build skipped the PTX build, or \
+             the runtime was called without one: use eagle::deploy_with with \
+             eagle::include_module!(), or eagle::deploy_on for the built-in kernels)",
+            K::NAME
+        ))
+    })?;
+    check_entries::<K>(m)?;
+    Ok(m)
+}
+
+fn emulated<K: Kernel>(faults: FaultPlan, module: Option<&Module<'_>>) -> Result<Team, Error> {
+    let m = device_module::<K>(module)?;
+    Ok(Team::Device(DeviceTeam::Emulated(EmulatedTeam::new(
+        faults, m,
+    )?)))
+}
+
+/// The device team for `Best` (`load` makes it from a checked module): `Err(Some(why))`
+/// when a GPU is there (`gpu_unavailable` is `None`) but cannot run `K` (no module, entries
+/// missing, the module failed to load), `Err(None)` when there is no usable GPU at all (the
+/// host team is then the expected choice, not worth a note).
+fn best_device<K: Kernel>(
+    gpu_unavailable: Option<String>,
+    module: Option<&Module<'_>>,
+    load: impl FnOnce(&Module<'_>) -> Result<Team, Error>,
+) -> Result<Team, Option<String>> {
+    if gpu_unavailable.is_some() {
+        return Err(None);
+    }
+    let m = device_module::<K>(module).map_err(|e| Some(e.to_string()))?;
+    load(m).map_err(|e| Some(format!("the GPU could not load module `{}`: {e}", m.name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::Entry;
+    use hawk::builtin::Oscillator;
+
+    fn host() -> Result<Team, Error> {
+        Ok(Team::Host(HostTeam::new(&HostConfig::default())?))
+    }
+
+    #[test]
+    fn best_explains_each_reason_a_present_gpu_was_not_used() {
+        let empty = Module::ptx("// no entries", "sm_90").named("user_kernels");
+        let why = |r: Result<Team, Option<String>>| r.err().flatten().unwrap_or_default();
+        // No GPU: the host, without a note.
+        let r = best_device::<Oscillator>(Some("no driver".into()), Some(&empty), |_| host());
+        assert!(matches!(r, Err(None)));
+        // A GPU, no module.
+        let w = why(best_device::<Oscillator>(None, None, |_| host()));
+        assert!(w.contains("no GPU module"), "{w}");
+        // A GPU, a module without the kernel: the entries and the module are named.
+        let w = why(best_device::<Oscillator>(None, Some(&empty), |_| host()));
+        assert!(
+            w.contains("hawk_oscillator_indexed") && w.contains("`user_kernels`"),
+            "{w}"
+        );
+        // A GPU that fails to load the module.
+        let ptx: String = Entry::ALL
+            .iter()
+            .map(|e| format!(".visible .entry {}(\n", e.symbol::<Oscillator>()))
+            .collect();
+        let full = Module::ptx(&ptx, "sm_90").named("full");
+        let w = why(best_device::<Oscillator>(None, Some(&full), |_| {
+            Err(Error::Device("bad image".into()))
+        }));
+        assert!(
+            w.contains("could not load module `full`") && w.contains("bad image"),
+            "{w}"
+        );
+        // A GPU that loads it: the device.
+        let r = best_device::<Oscillator>(None, Some(&full), |_| host());
+        assert!(r.is_ok());
+    }
 }

@@ -3,7 +3,7 @@
 //! GPU entries call, and a graph is the recorded launch sequence, replayed in order.
 
 use super::cache::DeviceIdentity;
-use super::startup::{self, Module, ModuleLoader, ModuleSource, Startup};
+use super::startup::{self, Module, ModuleLoader, Startup};
 use super::{Arg, BLOCK, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
 use hawk::device as dev;
@@ -56,29 +56,25 @@ impl FaultPlan {
 pub struct EmulatedTeam {
     /// Faults each runner's emulated device injects.
     pub faults: FaultPlan,
-    /// How the module was obtained: `Emulated` without a module, else a JIT (cold) or a
+    /// How the module was obtained: a JIT (cold) or a
     /// cache hit (warm) exactly as on a GPU, with an emulated image.
     pub startup: Startup,
 }
 
 impl EmulatedTeam {
-    /// An emulated team injecting `faults`. With a module it starts like a GPU through the
-    /// same build cache, as a device no built-in cubin matches (see [`EMULATED_NAME`]).
-    pub(crate) fn new(faults: FaultPlan, module: Option<&Module<'_>>) -> Result<Self, Error> {
-        let startup = match module {
-            None => Startup::none(ModuleSource::Emulated),
-            Some(m) => {
-                let mut loader = EmulatedLoader {
-                    id: DeviceIdentity {
-                        name: EMULATED_NAME.into(),
-                        compute_capability: (0, 0),
-                        driver_version: 0,
-                    },
-                    image: emulated_image(m.ptx),
-                };
-                startup::obtain(&mut loader, m)?.1
-            }
+    /// An emulated team injecting `faults`, started like a GPU through the same build
+    /// cache, as a device no built-in cubin matches (see [`EMULATED_NAME`]). `module` has
+    /// passed `check_entries` (deploy checks it for every device team).
+    pub(crate) fn new(faults: FaultPlan, module: &Module<'_>) -> Result<Self, Error> {
+        let mut loader = EmulatedLoader {
+            id: DeviceIdentity {
+                name: EMULATED_NAME.into(),
+                compute_capability: (0, 0),
+                driver_version: 0,
+            },
+            image: emulated_image(module.ptx),
         };
+        let startup = startup::obtain(&mut loader, module)?.1;
         Ok(EmulatedTeam { faults, startup })
     }
 }

@@ -96,6 +96,46 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// Every entry a device team may launch for one kernel.
+    pub const ALL: [Entry; 12] = [
+        Entry::Step,
+        Entry::StepIndexed,
+        Entry::CountChunks,
+        Entry::ScanCounts,
+        Entry::WriteChunks,
+        Entry::Gather(1),
+        Entry::Gather(4),
+        Entry::Gather(8),
+        Entry::Scatter(1),
+        Entry::Scatter(4),
+        Entry::Scatter(8),
+        Entry::WhileCondition,
+    ];
+}
+
+/// Refuses a module that lacks an entry the device team would launch for `K` (its step
+/// entries, the compaction and gather/scatter helpers, the WHILE condition), so a kernel
+/// missing from the module fails at deploy, the same way on every device team, instead of
+/// at its first launch on a GPU.
+pub(crate) fn check_entries<K: Kernel>(module: &Module<'_>) -> Result<(), Error> {
+    let have: std::collections::HashSet<&str> = module.entries().collect();
+    let missing: Vec<String> = Entry::ALL
+        .iter()
+        .map(|e| e.symbol::<K>())
+        .filter(|s| !have.contains(s.as_str()))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::MissingEntries {
+            kernel: K::NAME,
+            module: module.name.to_owned(),
+            missing,
+        })
+    }
+}
+
 /// A captured graph, by index into the backend's list.
 pub(crate) type GraphId = usize;
 

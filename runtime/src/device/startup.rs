@@ -19,6 +19,9 @@ pub struct Module<'a> {
     pub cubin: Option<&'a [u8]>,
     /// The cubin's architecture, `sm_XY` (compute capability X.Y).
     pub arch: &'a str,
+    /// The module's name in messages: the kernel crate it was built from (`hawk` for the
+    /// built-in kernels).
+    pub name: &'a str,
     /// Where JIT-compiled images are cached.
     pub cache: BuildCache<'a>,
 }
@@ -30,8 +33,23 @@ impl<'a> Module<'a> {
             ptx,
             cubin: None,
             arch,
+            name: "ptx",
             cache: BuildCache::FromEnv,
         }
+    }
+
+    /// The same module under another name (for messages).
+    pub fn named(self, name: &'a str) -> Self {
+        Module { name, ..self }
+    }
+
+    /// The names of the GPU entry points the PTX declares (`.entry NAME(`), in order.
+    pub fn entries(&self) -> impl Iterator<Item = &'a str> {
+        self.ptx
+            .lines()
+            .filter_map(|l| l.trim_start().split(".entry ").nth(1))
+            .filter_map(|rest| rest.split(['(', ' ']).next())
+            .filter(|e| !e.is_empty())
     }
 }
 
@@ -41,8 +59,6 @@ pub enum ModuleSource {
     /// The host team: no module.
     #[default]
     Host,
-    /// The emulated device without a module: nothing to load.
-    Emulated,
     /// The built-in cubin (its architecture matched the device).
     BuiltInCubin,
     /// A cached image of an earlier JIT (a warm start).
@@ -56,7 +72,6 @@ impl ModuleSource {
     pub fn name(self) -> &'static str {
         match self {
             ModuleSource::Host => "host",
-            ModuleSource::Emulated => "emulated",
             ModuleSource::BuiltInCubin => "cubin (built in)",
             ModuleSource::CacheHit => "cache hit (warm)",
             ModuleSource::Jit => "jit (cold)",
@@ -77,7 +92,7 @@ pub struct Startup {
 }
 
 impl Startup {
-    /// A start-up with nothing to load (`Host` or `Emulated`).
+    /// A start-up with nothing to load (the host team).
     pub fn none(source: ModuleSource) -> Self {
         Startup {
             source,

@@ -3,7 +3,7 @@
 
 use clap::Parser;
 use eagle::HostConfig;
-use eagle::card::{Arm, Card, Workload};
+use eagle_cli::card::{Arm, Card, Workload};
 use std::process::ExitCode;
 
 /// One line of the performance card.

@@ -190,7 +190,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "n={} -- on the machine that built this page",
         group_thousands(n)
     );
-    eagle::figure::phases_svg(&args.figure, &title, build_s, run_s, transfer_s)?;
+    eagle_cli::figure::phases_svg(&args.figure, &title, build_s, run_s, transfer_s)?;
     println!("figure: {}", args.figure.display());
     Ok(())
 }

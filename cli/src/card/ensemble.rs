@@ -1,7 +1,7 @@
 //! An owned ensemble for one kernel: planes in role order, a copy of the initial state,
 //! a run on any deployed team, and the plain rayon + scalar baseline.
 
-use crate::{Deployed, Options, PlaneSet, RunReport};
+use eagle::{Deployed, Options, PlaneSet, RunReport};
 use hawk::{Kernel, LaneArray, Role};
 use hawk_host::HostReal;
 use rayon::prelude::*;
@@ -71,7 +71,7 @@ where
         &mut self,
         deployed: &Deployed<K>,
         options: Options,
-    ) -> Result<RunReport, crate::Error> {
+    ) -> Result<RunReport, eagle::Error> {
         let mut set = PlaneSet::new();
         for (name, d) in names::<K>(Role::In).zip(&self.ins) {
             set = set.input(name, d);
@@ -82,7 +82,7 @@ where
         for (name, d) in names::<K>(Role::Mut).zip(self.muts.iter_mut()) {
             set = set.mutable(name, d);
         }
-        let mut runner = crate::until_done_with(deployed, options, set)?;
+        let mut runner = eagle::until_done_with(deployed, options, set)?;
         let report = runner.run()?;
         runner.to_host()?;
         Ok(report)

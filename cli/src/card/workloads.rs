@@ -4,10 +4,10 @@
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
-use crate::{
+use eagle::{
     Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
 };
-use crate::{Error, RunReport};
+use eagle::{Error, RunReport};
 use hawk::builtin::{KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator};
 use hawk::{Kernel, Real};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -106,7 +106,7 @@ struct Prepared<K: Kernel> {
     workload: Workload,
     arm: Arm,
     e: Ensemble<K>,
-    deployed: crate::Deployed<K>,
+    deployed: eagle::Deployed<K>,
     flops_per_step: u64,
     lifetimes: Lifetimes,
     reference: Vec<Vec<K::Real>>,
@@ -135,10 +135,10 @@ where
     } else {
         TeamChoice::Host(host)
     };
-    let deployed = crate::deploy_on(K::default(), choice)?;
+    let deployed = eagle::deploy_on(K::default(), choice)?;
     let lanes = match deployed.team() {
-        crate::Team::Host(h) => h.lanes::<K::Real>(),
-        crate::Team::Device(_) => WARP,
+        eagle::Team::Host(h) => h.lanes::<K::Real>(),
+        eagle::Team::Device(_) => WARP,
     };
     let lifetimes = Lifetimes::new(&steps, lanes);
     Ok(Box::new(Prepared {

@@ -15,7 +15,7 @@ pub use ensemble::Ensemble;
 pub use lifetimes::Lifetimes;
 pub use workloads::{Case, MAX_STEPS, Workload};
 
-use crate::RunReport;
+use eagle::RunReport;
 use hawk_host::peak;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -155,7 +155,7 @@ impl Row {
         report: Option<&RunReport>,
         max_rel_diff_vs_baseline: f64,
     ) -> Row {
-        let (fp_peak, bw_peak) = match crate::device_props() {
+        let (fp_peak, bw_peak) = match eagle::device_props() {
             Ok(p) if arm.team() == "device" => (
                 if real == "f32" {
                     p.fp32_flops
@@ -221,7 +221,7 @@ impl Card {
             host_fp64_peak_gflops: peak::host_fp64_peak() / 1e9,
             host_bandwidth_gbs: peak::host_bandwidth() / 1e9,
             host_threads: rayon::current_num_threads(),
-            device: match crate::device_props() {
+            device: match eagle::device_props() {
                 Ok(p) => format!(
                     "{} ({} SMs): FP64 {:.1} TFLOP/s, FP32 {:.1} TFLOP/s, {:.0} GB/s (from \
                      device_props)",

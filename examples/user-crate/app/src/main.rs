@@ -1,0 +1,89 @@
+//! A Van der Pol parameter sweep from a user's own kernel crate: on the host team, on the
+//! emulated device from the crate's own GPU module (bit for bit the same), and refused with
+//! a typed error when deployed with a module that lacks the kernel (eagle's built-in one).
+
+use eagle::{Error, Module, Options, TeamChoice};
+use vdp_kernels::{VanDerPol, VanDerPolPlanes};
+
+/// The sweep's state planes after a run.
+#[derive(Clone, PartialEq)]
+struct Sweep {
+    x: Vec<f64>,
+    v: Vec<f64>,
+    t: Vec<f64>,
+    accepted: Vec<f64>,
+}
+
+/// Runs `n` oscillators, mu in [0.5, 5], from (2, 0) to t = 5 at rtol = atol = 1e-8.
+fn run(choice: TeamChoice, module: Module<'_>, n: usize) -> Result<(Sweep, String), Error> {
+    let mu: Vec<f64> = (0..n).map(|i| 0.5 + 4.5 * i as f64 / (n - 1) as f64).collect();
+    let (mut x, mut v, mut t) = (vec![2.0; n], vec![0.0; n], vec![0.0; n]);
+    let (mut h, mut accepted, mut rejected) = (vec![1e-3; n], vec![0.0; n], vec![0.0; n]);
+    let deployed = eagle::deploy_on_with_module(VanDerPol, choice, Some(module))?;
+    let team = format!("{:?}", deployed.team());
+    let planes = VanDerPolPlanes {
+        mu: &mu,
+        t_end: 5.0,
+        rtol: 1e-8,
+        atol: 1e-8,
+        x: &mut x,
+        v: &mut v,
+        t: &mut t,
+        h: &mut h,
+        accepted: &mut accepted,
+        rejected: &mut rejected,
+    };
+    let mut runner = eagle::until_done_with(&deployed, Options::new(100_000), planes)?;
+    let report = runner.run()?;
+    runner.to_host()?;
+    drop(runner);
+    assert!(report.done, "every oscillator reaches t_end: {report}");
+    Ok((Sweep { x, v, t, accepted }, format!("{team}: {report}")))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let module = eagle::include_module!();
+    println!(
+        "module `{}` for {}: {} bytes of PTX, cubin: {}, {} entries",
+        module.name,
+        module.arch,
+        module.ptx.len(),
+        module.cubin.map_or("none (no ptxas)".to_owned(), |c| format!("{} bytes", c.len())),
+        module.entries().count()
+    );
+    assert!(module.entries().any(|e| e == "hawk_van_der_pol"));
+    assert!(
+        !module.entries().any(|e| e == "hawk_oscillator"),
+        "hawk's built-in kernels stay out of a user's module"
+    );
+
+    let n = 2_000;
+    let (host, report) = run(TeamChoice::Host(Default::default()), module, n)?;
+    println!("host team: {report}");
+    let (emulated, report) = run(TeamChoice::EmulatedDevice, module, n)?;
+    println!("emulated device: {report}");
+    let same_bits = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
+    assert!(
+        same_bits(&host.x, &emulated.x)
+            && same_bits(&host.v, &emulated.v)
+            && same_bits(&host.t, &emulated.t)
+            && same_bits(&host.accepted, &emulated.accepted),
+        "the emulated device differs from the host team"
+    );
+    assert!(host.t.iter().all(|&t| t == 5.0), "every sample lands on t_end");
+    println!("host team == emulated device: bit for bit, {n} samples");
+    let steps: f64 = host.accepted.iter().sum();
+    println!("accepted steps: {steps} in all, x(5) at mu = 0.5: {:.9}", host.x[0]);
+
+    // eagle's built-in module does not hold this kernel: refused at deploy, by name.
+    let builtin = eagle::ptx::MODULE.expect("eagle was built with its PTX");
+    match eagle::deploy_on_with_module(VanDerPol, TeamChoice::EmulatedDevice, Some(builtin)) {
+        Err(e @ Error::MissingEntries { .. }) => println!("with the built-in module: {e}"),
+        Err(e) => return Err(format!("expected MissingEntries, got: {e}").into()),
+        Ok(_) => return Err("the built-in module was accepted for a kernel it lacks".into()),
+    }
+
+    let best = eagle::deploy_with(VanDerPol, module)?;
+    println!("best team: {}", best.team().name());
+    Ok(())
+}

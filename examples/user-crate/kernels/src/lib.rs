@@ -1,0 +1,46 @@
+//! Van der Pol oscillators, `x'' - mu (1 - x^2) x' + x = 0`, one per sample, swept over
+//! `mu`, with the adaptive Tsitouras 5(4) method of `hawk::methods`: a kernel eagle does not
+//! ship, in a crate of its own.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
+
+use hawk::methods::{AdaptiveState, Settings, StepControl, TSIT5, adaptive_step};
+use hawk::prelude::*;
+
+/// One attempted adaptive step of one Van der Pol oscillator; `terminated` at `t_end`,
+/// `failed` when the step size collapses.
+#[kernel(steps = "auto")]
+pub fn van_der_pol(
+    mu: Scalar,
+    t_end: Param,
+    rtol: Param,
+    atol: Param,
+    terminated: &mut Terminated,
+    failed: &mut Failed,
+    x: &mut Scalar,
+    v: &mut Scalar,
+    t: &mut Scalar,
+    h: &mut Scalar,
+    accepted: &mut Scalar,
+    rejected: &mut Scalar,
+) {
+    let one = Scalar::splat(1.0);
+    let f = move |_t: Scalar, u: &[Scalar; 2]| [u[1], (mu * (one - u[0] * u[0])).mul_add(u[1], -u[0])];
+    let mut s = AdaptiveState {
+        t: *t,
+        y: [*x, *v],
+        h: *h,
+        accepted: *accepted,
+        rejected: *rejected,
+    };
+    let settings = Settings { rtol, atol, t_end };
+    let out = adaptive_step(&f, &TSIT5, &mut s, &settings, &StepControl::DEFAULT);
+    *x = s.y[0];
+    *v = s.y[1];
+    *t = s.t;
+    *h = s.h;
+    *accepted = s.accepted;
+    *rejected = s.rejected;
+    *terminated = out.terminated;
+    *failed = out.collapsed;
+}

@@ -4,61 +4,7 @@
 //! in `$PTXAS`, then in the project's `.venv`, then on `PATH`; when it is missing this test
 //! FAILS (it is never silently skipped).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn find_ptxas() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    let venv_lib = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/lib");
-    if let Ok(dirs) = std::fs::read_dir(&venv_lib) {
-        for d in dirs.flatten() {
-            let p = d.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
-            if p.exists() {
-                return Some(p);
-            }
-        }
-    }
-    let on_path = Command::new("ptxas").arg("--version").output();
-    on_path
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|_| "ptxas".into())
-}
-
-/// (entry name, registers, stack bytes, spill store bytes, spill load bytes) per function.
-fn parse_ptxas(log: &str) -> Vec<(String, u32, u32, u32, u32)> {
-    let num_before = |line: &str, what: &str| -> u32 {
-        let i = line
-            .find(what)
-            .unwrap_or_else(|| panic!("no `{what}` in `{line}`"));
-        line[..i]
-            .split_whitespace()
-            .last()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    let mut out = Vec::new();
-    let mut lines = log.lines();
-    while let Some(l) = lines.next() {
-        if let Some(rest) = l.split("Function properties for ").nth(1) {
-            let props = lines.next().expect("properties line");
-            let regs_line = lines.find(|l| l.contains("Used")).expect("registers line");
-            let regs = regs_line.split("Used ").nth(1).unwrap();
-            let regs: u32 = regs.split_whitespace().next().unwrap().parse().unwrap();
-            out.push((
-                rest.trim().to_owned(),
-                regs,
-                num_before(props, "bytes stack frame"),
-                num_before(props, "bytes spill stores"),
-                num_before(props, "bytes spill loads"),
-            ));
-        }
-    }
-    out
-}
+mod common;
 
 #[test]
 fn embedded_ptx_assembles_for_sm_90_without_spills() {
@@ -84,35 +30,11 @@ fn embedded_ptx_assembles_for_sm_90_without_spills() {
         );
     }
     assert!(ptx.contains(&format!(".target {}", eagle::ptx::ARCH)));
-    let ptxas = find_ptxas().expect(
-        "ptxas not found: run scripts/setup.sh (pip installs nvidia-cuda-nvcc-cu12 into .venv) \
-         or set PTXAS",
-    );
-    let dir = std::env::temp_dir().join(format!("eagle-ptx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("hawk.ptx");
-    std::fs::write(&src, ptx).unwrap();
-    let out = Command::new(&ptxas)
-        .args(["-arch=sm_90", "-v", "-o"])
-        .arg(dir.join("hawk.cubin"))
-        .arg(&src)
-        .output()
-        .expect("could not run ptxas");
-    let log =
-        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "ptxas failed:\n{log}");
-    let funcs = parse_ptxas(&log);
+    let funcs = common::ptxas::assemble_without_spills(ptx, "hawk");
     assert!(
         funcs.iter().any(|f| f.0 == "hawk_oscillator"),
-        "ptxas reported no hawk_oscillator:\n{log}"
+        "ptxas reported no hawk_oscillator"
     );
-    for (name, regs, stack, stores, loads) in &funcs {
-        println!(
-            "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill loads"
-        );
-        assert_eq!((*stores, *loads), (0, 0), "{name} spills:\n{log}");
-    }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -120,7 +42,7 @@ fn embedded_cubin_is_the_ptx_assembled_for_arch() {
     // The build assembles the cubin with the same ptxas this file finds (scripts/setup.sh
     // installs it), so with a ptxas here there must be a cubin.
     assert!(
-        find_ptxas().is_some(),
+        common::ptxas::find_ptxas().is_some(),
         "ptxas not found: run scripts/setup.sh or set PTXAS"
     );
     let cubin = eagle::ptx::CUBIN.expect("build.rs found no ptxas or ptxas failed (see warnings)");

@@ -10,8 +10,7 @@ pub struct RunReport {
     /// the host team (nothing to build) and 0 on a later run that reuses the build.
     pub build_s: f64,
     /// How the team's module was obtained, on a runner's first run only (`""` on later
-    /// runs): `"cubin (built in)"`, `"cache hit (warm)"`, `"jit (cold)"`, `"emulated"` (the
-    /// emulated device without a module) or `"host"`.
+    /// runs): `"cubin (built in)"`, `"cache hit (warm)"`, `"jit (cold)"` or `"host"`.
     pub startup: &'static str,
     /// Seconds the team's start-up took (module JIT or load), on a runner's first run only
     /// (0 on later runs and on the host team). Paid at deploy, before this run.

@@ -103,3 +103,4 @@ pub fn reference(e: &mut Ens, t_end: f64, dt: f64, max_steps: u64) -> Vec<bool> 
         .collect()
 }
 pub mod device;
+pub mod ptxas;

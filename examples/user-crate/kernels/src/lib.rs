@@ -25,7 +25,8 @@ pub fn van_der_pol(
     rejected: &mut Scalar,
 ) {
     let one = Scalar::splat(1.0);
-    let f = move |_t: Scalar, u: &[Scalar; 2]| [u[1], (mu * (one - u[0] * u[0])).mul_add(u[1], -u[0])];
+    let f =
+        move |_t: Scalar, u: &[Scalar; 2]| [u[1], (mu * (one - u[0] * u[0])).mul_add(u[1], -u[0])];
     let mut s = AdaptiveState {
         t: *t,
         y: [*x, *v],

@@ -1,0 +1,121 @@
+//! eagle as a user's dependency: `examples/user-crate` (a `no_std` Van der Pol kernel crate
+//! and an app whose build.rs calls eagle-build) copied out of this workspace, built and run
+//! by `scripts/user-crate.sh`. Its PTX holds its own entries (and not hawk's built-in
+//! kernels) and assembles without spills; the app checks host team == emulated device bit
+//! for bit and the typed refusal of the built-in module; `cargo tree` shows a lean
+//! dependency; a kernel crate without `#![no_std]` fails to build with the lines to add.
+//!
+//! The first run compiles eagle's dependencies into target/user-crate (a minute or two).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `cmd` in `dir` with the user crate's target folder, without the variables cargo sets
+/// for this test (the user's cargo sets its own).
+fn user_cargo(dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(dir)
+        .args(args)
+        .env("CARGO_TARGET_DIR", root().join("target/user-crate"))
+        .env("VIRTUAL_ENV", root().join(".venv"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO_PKG_") || k == "CARGO_MANIFEST_DIR" || k == "CARGO_CRATE_NAME" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.output().expect("could not run cargo")
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+#[test]
+fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(root().join("scripts/user-crate.sh"))
+        .arg(dir.path())
+        .env("CARGO_TARGET_DIR", root().join("target/user-crate"))
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .expect("could not run scripts/user-crate.sh");
+    let log = text(&out);
+    assert!(out.status.success(), "the user crate failed:\n{log}");
+    for line in [
+        "module `vdp_kernels` for sm_90",
+        "host team == emulated device: bit for bit, 2000 samples",
+        "with the built-in module: kernel `van_der_pol` cannot run from GPU module `hawk`: it \
+         lacks the entries hawk_van_der_pol, hawk_van_der_pol_indexed",
+        "best team: ",
+    ] {
+        assert!(log.contains(line), "`{line}` not in:\n{log}");
+    }
+    // ptxas is there (scripts/setup.sh), so the builder made a cubin.
+    assert!(
+        common::ptxas::find_ptxas().is_some(),
+        "run scripts/setup.sh"
+    );
+    assert!(
+        log.contains("cubin: ") && !log.contains("cubin: none"),
+        "{log}"
+    );
+
+    // The module: its own kernel, hawk's helpers, no built-in kernel; no spills.
+    let ptx_path = log
+        .lines()
+        .find_map(|l| l.strip_prefix("ptx: "))
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| panic!("no ptx path in:\n{log}"));
+    let ptx = std::fs::read_to_string(ptx_path).unwrap();
+    let module = eagle::Module::ptx(&ptx, "sm_90");
+    let entries: Vec<&str> = module.entries().collect();
+    for e in [
+        "hawk_van_der_pol",
+        "hawk_van_der_pol_indexed",
+        "hawk_count_chunks",
+    ] {
+        assert!(entries.contains(&e), "{e} not in {entries:?}");
+    }
+    assert!(
+        !entries.iter().any(|e| e.starts_with("hawk_oscillator")),
+        "{entries:?}"
+    );
+    let funcs = common::ptxas::assemble_without_spills(&ptx, "vdp_kernels");
+    assert!(funcs.iter().any(|f| f.0 == "hawk_van_der_pol"));
+
+    // A lean dependency: no CLI, plotting or JSON crates in the app's normal graph.
+    let tree = user_cargo(dir.path(), &["tree", "-e", "normal", "-p", "vdp-app"]);
+    let tree_log = text(&tree);
+    assert!(tree.status.success(), "{tree_log}");
+    assert!(
+        tree_log.contains("eagle v") && tree_log.contains("rayon v"),
+        "{tree_log}"
+    );
+    for heavy in ["clap", "plotters", "serde_json", "criterion"] {
+        assert!(
+            !tree_log.contains(&format!("{heavy} v")),
+            "{heavy} in:\n{tree_log}"
+        );
+    }
+
+    // A kernel crate without #![no_std]: a build error naming the lines to add.
+    let lib = dir.path().join("kernels/src/lib.rs");
+    let src = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, src.replace("#![no_std]\n", "")).unwrap();
+    let bad = user_cargo(dir.path(), &["build", "--release"]);
+    let bad_log = text(&bad);
+    assert!(
+        !bad.status.success(),
+        "built without #![no_std]:\n{bad_log}"
+    );
+    assert!(
+        bad_log.contains("lacks `#![no_std]`; add these lines at the top of it"),
+        "{bad_log}"
+    );
+}

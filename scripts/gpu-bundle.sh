@@ -2,7 +2,7 @@
 # Builds, on this (build) machine, everything the GPU check needs and gathers it into one
 # small folder, target/gpu-bundle/ (and target/gpu-bundle.tar.gz): the device test
 # binaries, the seed page (profile-your-run, built with NVTX ranges: `--features nvtx`, for
-# `nsys profile`), the bench binary, scripts/gpu-check.sh, and
+# `nsys profile`), the user-crate example's app (vdp-app), the bench binary, scripts/gpu-check.sh, and
 # libcudadevrt.a when one is found (the graph_while arm links it at run time; without it
 # that arm falls back to graph and says so). Copy the folder to the GPU machine and run
 # `./gpu-check.sh [log-dir]` there: no Rust and no network needed.
@@ -23,8 +23,12 @@ for line in sys.stdin:
         shutil.copy(m["executable"], sys.argv[1] + "/bin/" + m["target"]["name"])
 ' "$B"
 # With NVTX ranges around the phases (no-ops where libnvToolsExt is missing).
-cargo build --release --bin profile-your-run --features nvtx
+cargo build --release -p eagle-cli --bin profile-your-run --features nvtx
 cp target/release/profile-your-run "$B/bin/"
+# A user's crate (examples/user-crate: its own kernel crate built by eagle-build), so the GPU
+# loads a user's cubin.
+scripts/user-crate.sh "$(mktemp -d)" >/dev/null
+cp target/user-crate/release/vdp-app "$B/bin/"
 bench_json=$(cargo bench --no-run --message-format=json 2>/dev/null || true)
 echo "$bench_json" | python3 -c '
 import json, sys, shutil

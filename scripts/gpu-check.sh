@@ -41,6 +41,10 @@ row "device_props" "-" "${props:-see test-device_gpu.log}"
 if run seed-page 120 "$BIN/profile-your-run" --team device --n 1000000 --figure "$LOGS/seed.svg"; then st=ok; else st=FAIL; fi
 row "seed page n=1e6" "$st" "$(grep -E '^build:' "$LOGS/seed-page.log" | tail -1) $(grep -E '^start-up:' "$LOGS/seed-page.log")"
 
+# A user's kernel crate (examples/user-crate), from its own module: host, emulated, best team.
+if run user-crate 180 "$BIN/vdp-app"; then st=ok; else st=FAIL; fi
+row "user crate (vdp-app)" "$st" "$(grep -E '^best team|^note:|bit for bit' "$LOGS/user-crate.log" | tr '\n' ' ')"
+
 # Start-up: the JIT into an empty build cache (cold), then the same from the cache (warm).
 CACHE="$LOGS/build-cache"
 rm -rf "$CACHE"

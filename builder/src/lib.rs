@@ -7,12 +7,11 @@
 //! chosen architecture. The results reach your program through
 //! `eagle::include_module!()`, which you hand to `eagle::deploy_with`.
 //!
+//! In the `build.rs` of the crate that runs the kernels:
+//!
 //! ```no_run
-//! // build.rs of the crate that runs the kernels
-//! fn main() {
-//!     if let Err(e) = eagle_build::KernelBuilder::new("../kernels").arch("sm_90").build() {
-//!         panic!("{e}");
-//!     }
+//! if let Err(e) = eagle_build::KernelBuilder::new("../kernels").arch("sm_90").build() {
+//!     panic!("{e}");
 //! }
 //! ```
 //!

@@ -1,10 +1,10 @@
 //! Runge-Kutta methods for ensembles: a right-hand-side trait, fixed-step RK4, embedded
 //! tableaus as `const` data and a per-sample adaptive step.
 //!
-//! Everything is generic over the [`Lane`](crate::Lane) type, so the same code advances one
+//! Everything is generic over the [`Lane`] type, so the same code advances one
 //! sample per GPU thread (`f64` lane) or several samples per host SIMD vector, with the same
 //! bits. Per-sample decisions (accept or reject, landing on `t_end`, freezing finished
-//! samples) are masks and [`Lane::select`](crate::Lane::select).
+//! samples) are masks and [`Lane::select`].
 //!
 //! ```
 //! use hawk::methods::{AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step};

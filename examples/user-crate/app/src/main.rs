@@ -2,7 +2,7 @@
 //! emulated device from the crate's own GPU module (bit for bit the same), and refused with
 //! a typed error when deployed with a module that lacks the kernel (eagle's built-in one).
 
-use eagle::{Error, Module, Options, TeamChoice};
+use eagle::{Deployed, Error, Module, Options, TeamChoice};
 use vdp_kernels::{VanDerPol, VanDerPolPlanes};
 
 /// The sweep's state planes after a run.
@@ -21,12 +21,17 @@ fn run(
     n: usize,
     tol: f64,
 ) -> Result<(Sweep, String), Error> {
+    let deployed = eagle::deploy_on_with_module(VanDerPol, choice, Some(module))?;
+    run_on(&deployed, n, tol)
+}
+
+/// [`run`] on a deployed kernel.
+fn run_on(deployed: &Deployed<VanDerPol>, n: usize, tol: f64) -> Result<(Sweep, String), Error> {
     let mu: Vec<f64> = (0..n)
         .map(|i| 0.5 + 4.5 * i as f64 / (n - 1) as f64)
         .collect();
     let (mut x, mut v, mut t) = (vec![2.0; n], vec![0.0; n], vec![0.0; n]);
     let (mut h, mut accepted, mut rejected) = (vec![1e-3; n], vec![0.0; n], vec![0.0; n]);
-    let deployed = eagle::deploy_on_with_module(VanDerPol, choice, Some(module))?;
     let team = format!(
         "{} ({})",
         deployed.team().name(),
@@ -44,7 +49,7 @@ fn run(
         accepted: &mut accepted,
         rejected: &mut rejected,
     };
-    let mut runner = eagle::until_done_with(&deployed, Options::new(100_000), planes)?;
+    let mut runner = eagle::until_done_with(deployed, Options::new(100_000), planes)?;
     let report = runner.run()?;
     runner.to_host()?;
     drop(runner);
@@ -115,7 +120,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(_) => return Err("the built-in module was accepted for a kernel it lacks".into()),
     }
 
+    // The best team: a GPU when one is usable (from this crate's cubin or PTX), else the
+    // host. Every team gives the same bits.
     let best = eagle::deploy_with(VanDerPol, module)?;
-    println!("best team: {}", best.team().name());
+    let (on_best, report) = run_on(&best, n, 1e-8)?;
+    println!("best team: {report}");
+    for note in best.startup().notes {
+        println!("note: {note}");
+    }
+    assert!(
+        same_bits(&host.x, &on_best.x) && same_bits(&host.t, &on_best.t),
+        "the best team differs from the host team"
+    );
+    println!("best team == host team: bit for bit");
     Ok(())
 }

@@ -17,7 +17,17 @@ pub(crate) fn check() -> Result<(), BuildError> {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let version = run(&["-vV"])?;
+    let sysroot = run(&["--print", "sysroot"])?;
     let toolchain = std::env::var("RUSTUP_TOOLCHAIN").unwrap_or_else(|_| "<toolchain>".into());
+    diagnose(
+        &version,
+        &Path::new(sysroot.trim()).join("lib/rustlib"),
+        &toolchain,
+    )
+}
+
+/// The check itself, from `rustc -vV`'s output and the sysroot's `lib/rustlib`.
+fn diagnose(version: &str, rustlib: &Path, toolchain: &str) -> Result<(), BuildError> {
     let release = version
         .lines()
         .find_map(|l| l.strip_prefix("release: "))
@@ -38,14 +48,12 @@ pub(crate) fn check() -> Result<(), BuildError> {
         .lines()
         .find_map(|l| l.strip_prefix("host: "))
         .unwrap_or("x86_64-unknown-linux-gnu");
-    let sysroot = run(&["--print", "sysroot"])?;
-    let rustlib = Path::new(sysroot.trim()).join("lib/rustlib");
     let missing: Vec<&str> = [
         ("rust-src", rustlib.join("src/rust/library/core").is_dir()),
-        ("llvm-tools", has_component(&rustlib, "llvm-tools", host)),
+        ("llvm-tools", has_component(rustlib, "llvm-tools", host)),
         (
             "llvm-bitcode-linker",
-            has_component(&rustlib, "llvm-bitcode-linker", host),
+            has_component(rustlib, "llvm-bitcode-linker", host),
         ),
     ]
     .into_iter()
@@ -85,4 +93,50 @@ fn has_component(rustlib: &Path, name: &str, host: &str) -> bool {
 
 fn toolchain_err(what: String, fix: String) -> BuildError {
     BuildError::Toolchain { what, fix }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NIGHTLY: &str =
+        "rustc 1.101.0-nightly\nhost: x86_64-unknown-linux-gnu\nrelease: 1.101.0-nightly\n";
+
+    #[test]
+    fn a_stable_rustc_is_told_to_pin_the_nightly() {
+        let d = tempfile::tempdir().unwrap();
+        let e = diagnose("release: 1.95.0\n", d.path(), "stable").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("needs a nightly rustc") && msg.contains("1.95.0"),
+            "{msg}"
+        );
+        assert!(msg.contains("channel = \"nightly-2026-10-30\""), "{msg}");
+    }
+
+    #[test]
+    fn missing_components_are_named_in_the_rustup_command() {
+        let d = tempfile::tempdir().unwrap();
+        let rustlib = d.path();
+        std::fs::write(rustlib.join("multirust-channel-manifest.toml"), "").unwrap();
+        std::fs::write(
+            rustlib.join("manifest-llvm-tools-preview-x86_64-unknown-linux-gnu"),
+            "",
+        )
+        .unwrap();
+        let msg = diagnose(NIGHTLY, rustlib, "nightly-x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("rustup component add rust-src llvm-bitcode-linker --toolchain nightly-x"),
+            "{msg}"
+        );
+        std::fs::create_dir_all(rustlib.join("src/rust/library/core")).unwrap();
+        std::fs::write(
+            rustlib.join("manifest-llvm-bitcode-linker-preview-x86_64-unknown-linux-gnu"),
+            "",
+        )
+        .unwrap();
+        diagnose(NIGHTLY, rustlib, "nightly-x").unwrap();
+    }
 }

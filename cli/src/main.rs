@@ -31,7 +31,8 @@ struct Args {
     /// Host threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Host samples per SIMD group (1, 2, 4, 8, 16 or 32; default: by instruction set).
+    /// Host samples per SIMD group (1, 2, 4, 8, 12, 16, 32 or 64; default: auto, chosen by
+    /// measuring and remembered in the build cache).
     #[arg(long)]
     lanes: Option<usize>,
     /// Device arm: simulate, graph or graph_while.
@@ -163,6 +164,18 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("start-up: {} {:.2} ms", startup.0, startup.1 * 1e3);
     }
     println!("{report}");
+    if let Some(l) = report.lanes {
+        println!(
+            "lanes: {} x f64 on {} ({}), {} threads",
+            l.shape.lanes,
+            l.shape.isa.name(),
+            l.source.name(),
+            match deployed.team() {
+                eagle::Team::Host(h) => h.threads(),
+                _ => 0,
+            }
+        );
+    }
     if team == "device" {
         println!(
             "arm: {}, compaction: {} ({} compactions), graphs built: {}, replays: {}",

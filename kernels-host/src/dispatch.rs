@@ -24,6 +24,8 @@ pub trait HostReal: Real + Lane<Elem = Self, Mask = bool> + crate::buffers::Free
     type X16: Lane<Elem = Self>;
     /// 32 samples per group.
     type X32: Lane<Elem = Self>;
+    /// 64 samples per group.
+    type X64: Lane<Elem = Self>;
 }
 
 macro_rules! host_real {
@@ -35,6 +37,7 @@ macro_rules! host_real {
             type X12 = Multi<Simd<$t, 4>, 3>;
             type X16 = Multi<Simd<$t, 4>, 4>;
             type X32 = Simd<$t, 32>;
+            type X64 = Simd<$t, 64>;
         }
     };
 }
@@ -82,6 +85,22 @@ impl Isa {
         }
     }
 
+    /// As the card and the tuning cache write it: `portable`, `avx2`, `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+
+    /// The instruction set [`Isa::name`] names.
+    pub fn from_name(name: &str) -> Option<Isa> {
+        [Isa::Portable, Isa::Avx2, Isa::Avx512]
+            .into_iter()
+            .find(|i| i.name() == name)
+    }
+
     /// Vector register width in bytes.
     pub fn vector_bytes(self) -> usize {
         match self {
@@ -91,10 +110,10 @@ impl Isa {
         }
     }
 
-    /// Default samples per group: two vectors' worth of `f64` (8 on AVX2), so two
-    /// independent dependency chains are in flight. Measured on the oscillator (Zen 3,
-    /// `examples/scaling.rs`): 8 lanes beat 12 and 16, whose state no longer fits the 16
-    /// vector registers and spills onto a step's dependency chain.
+    /// Samples per group before anything is measured: two vectors' worth of `f64` (8 on
+    /// AVX2), so two independent dependency chains are in flight. `lanes: auto` (the
+    /// default, see [`crate::tune`]) measures instead; this is where a fixed ISA without
+    /// a fixed width starts.
     pub fn default_lanes<R: Real>(self) -> usize {
         self.vector_bytes() / 8 * 2
     }
@@ -250,7 +269,9 @@ macro_rules! by_lanes {
             8 => $f::<$K, <$K::Real as HostReal>::X8>,
             12 => $f::<$K, <$K::Real as HostReal>::X12>,
             16 => $f::<$K, <$K::Real as HostReal>::X16>,
-            _ => $f::<$K, <$K::Real as HostReal>::X32>,
+            32 => $f::<$K, <$K::Real as HostReal>::X32>,
+            64 => $f::<$K, <$K::Real as HostReal>::X64>,
+            w => unreachable!("lane width {w} was validated against LANE_WIDTHS"),
         }
     }};
 }

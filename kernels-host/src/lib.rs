@@ -13,9 +13,11 @@ pub mod buffers;
 pub mod count;
 mod dispatch;
 pub mod peak;
+pub mod tune;
 mod workset;
 
 pub use dispatch::{HostReal, Isa};
+pub use tune::{Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
 pub use workset::WorkSet;
 
 use hawk::Kernel;
@@ -41,7 +43,7 @@ pub fn chunk_size(len: usize, threads: usize, lanes: usize) -> usize {
 }
 
 /// Lane widths the host team can run, in samples per SIMD group.
-pub const LANE_WIDTHS: [usize; 7] = [1, 2, 4, 8, 12, 16, 32];
+pub const LANE_WIDTHS: [usize; 8] = [1, 2, 4, 8, 12, 16, 32, 64];
 
 /// What one launch did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,9 +75,11 @@ impl std::ops::Add for LaunchStats {
 pub struct HostConfig {
     /// Worker threads; `None` uses rayon's global pool (one per core).
     pub threads: Option<usize>,
-    /// Samples per SIMD group (one of [`LANE_WIDTHS`]); `None` picks by ISA and element.
+    /// Samples per SIMD group (one of [`LANE_WIDTHS`]); `None` (`lanes: auto`) measures:
+    /// see [`tune`].
     pub lanes: Option<usize>,
-    /// Instruction set; `None` detects the best one at run time.
+    /// Instruction set; `None` takes `$EAGLE_ISA` (`avx2`, `avx512`, `portable`) when set,
+    /// else lets `lanes: auto` choose among the CPU's (the best one for a fixed width).
     pub isa: Option<Isa>,
 }
 
@@ -84,8 +88,11 @@ pub struct HostConfig {
 pub struct HostTeam {
     pool: Option<Arc<rayon::ThreadPool>>,
     isa: Isa,
+    /// The ISA was forced (config or `$EAGLE_ISA`): auto only varies the width.
+    isa_forced: bool,
     lanes: Option<usize>,
     buffers: Arc<Mutex<Buffers>>,
+    tuner: Arc<Tuner>,
 }
 
 /// What went wrong setting up a host team.
@@ -97,6 +104,8 @@ pub enum HostError {
     Threads,
     /// The instruction set is not available on this CPU.
     Isa(Isa),
+    /// `$EAGLE_ISA` names no instruction set.
+    IsaName(String),
     /// rayon could not build the pool.
     Pool(String),
 }
@@ -111,7 +120,15 @@ impl std::fmt::Display for HostError {
                 )
             }
             HostError::Threads => write!(f, "threads must be at least 1"),
-            HostError::Isa(i) => write!(f, "instruction set {i:?} is not available on this CPU"),
+            HostError::Isa(i) => write!(
+                f,
+                "instruction set {} is not available on this CPU",
+                i.name()
+            ),
+            HostError::IsaName(n) => write!(
+                f,
+                "EAGLE_ISA={n} names no instruction set (use avx512, avx2 or portable)"
+            ),
             HostError::Pool(e) => write!(f, "could not start the host thread pool: {e}"),
         }
     }
@@ -127,7 +144,14 @@ impl HostTeam {
         {
             return Err(HostError::Lanes(w));
         }
-        let isa = match cfg.isa {
+        let from_env = match std::env::var("EAGLE_ISA") {
+            Ok(n) if !n.is_empty() => {
+                Some(Isa::from_name(&n.to_ascii_lowercase()).ok_or(HostError::IsaName(n))?)
+            }
+            _ => None,
+        };
+        let forced = cfg.isa.or(from_env);
+        let isa = match forced {
             Some(i) if !i.available() => return Err(HostError::Isa(i)),
             Some(i) => i,
             None => Isa::detect(),
@@ -146,14 +170,70 @@ impl HostTeam {
         Ok(Self {
             pool,
             isa,
+            isa_forced: forced.is_some(),
             lanes: cfg.lanes,
             buffers: Arc::default(),
+            tuner: Arc::default(),
         })
     }
 
-    /// The instruction set this team runs.
+    /// The same team remembering its `lanes: auto` choices in `dir` (the on-disk build
+    /// cache's folder), so the next process starts tuned; `None`: in this process only.
+    pub fn with_tuning_dir(mut self, dir: Option<std::path::PathBuf>) -> Self {
+        self.tuner = Arc::new(Tuner::new(dir));
+        self
+    }
+
+    /// The best instruction set this team may run (the one forced, else the CPU's best).
     pub fn isa(&self) -> Isa {
         self.isa
+    }
+
+    /// The shape the next launch of `K` runs with: the width forced by
+    /// [`HostConfig::lanes`], else the one measured (by this team, or cached from an
+    /// earlier process), else the next candidate to probe.
+    pub fn next_shape<K: Kernel>(&self) -> ShapeChoice
+    where
+        K::Real: HostReal,
+    {
+        if let Some(lanes) = self.lanes {
+            return ShapeChoice {
+                shape: Shape {
+                    isa: self.isa,
+                    lanes,
+                },
+                source: ShapeSource::Fixed,
+            };
+        }
+        self.tuner.next(&self.tune_key::<K>(), || {
+            tune::candidates(self.isa, <K::Real as hawk::Real>::BYTES, self.isa_forced)
+        })
+    }
+
+    /// Records a timed launch of `K` at `choice` (see [`Tuner::record`]); the decided
+    /// shape when this launch finished the probes.
+    pub fn record_launch<K: Kernel>(
+        &self,
+        choice: ShapeChoice,
+        secs: f64,
+        stats: &LaunchStats,
+    ) -> Option<ShapeChoice>
+    where
+        K::Real: HostReal,
+    {
+        self.tuner
+            .record(&self.tune_key::<K>(), choice, secs, stats.lane_steps)
+    }
+
+    fn tune_key<K: Kernel>(&self) -> TuneKey
+    where
+        K::Real: HostReal,
+    {
+        TuneKey {
+            kernel: K::NAME,
+            elem: <K::Real as hawk::Real>::NAME,
+            threads: self.threads(),
+        }
     }
 
     /// Worker threads this team runs on.
@@ -163,19 +243,46 @@ impl HostTeam {
             .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
     }
 
-    /// Samples per SIMD group for element type `R`.
+    /// Samples per SIMD group for element type `R` when the width is forced, else the
+    /// width a fixed ISA starts from (`lanes: auto` measures: see [`HostTeam::next_shape`]).
     pub fn lanes<R: HostReal>(&self) -> usize {
         self.lanes.unwrap_or_else(|| self.isa.default_lanes::<R>())
     }
 
-    /// Advances every active sample of `work` up to `k` steps; says how many are still
-    /// active afterwards and how many slots had their state loaded.
+    /// Advances every active sample of `work` up to `k` steps with the team's forced or
+    /// starting shape; see [`HostTeam::launch_shape`].
     pub fn launch<K: Kernel>(&self, work: &mut WorkSet<K::Real>, k: u32) -> LaunchStats
     where
         K::Real: HostReal,
     {
-        let lanes = self.lanes::<K::Real>();
-        let run = dispatch::chunk_fn::<K>(self.isa, lanes);
+        let shape = Shape {
+            isa: self.isa,
+            lanes: self.lanes::<K::Real>(),
+        };
+        self.launch_shape::<K>(work, k, shape)
+    }
+
+    /// Advances every active sample of `work` up to `k` steps in lane groups of `shape`;
+    /// says how many are still active afterwards and how many slots had their state loaded.
+    /// Every shape gives the same bits.
+    ///
+    /// # Panics
+    /// When `shape`'s ISA is not available here or its width is not in [`LANE_WIDTHS`].
+    pub fn launch_shape<K: Kernel>(
+        &self,
+        work: &mut WorkSet<K::Real>,
+        k: u32,
+        shape: Shape,
+    ) -> LaunchStats
+    where
+        K::Real: HostReal,
+    {
+        assert!(
+            shape.isa.available() && LANE_WIDTHS.contains(&shape.lanes),
+            "{shape} cannot run here"
+        );
+        let lanes = shape.lanes;
+        let run = dispatch::chunk_fn::<K>(shape.isa, lanes);
         let ptrs = work.ptrs();
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), lanes);

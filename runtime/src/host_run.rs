@@ -7,7 +7,7 @@ use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
 use crate::trace;
 use hawk::Kernel;
-use hawk_host::{HostReal, HostTeam, WorkSet};
+use hawk_host::{HostReal, HostTeam, ShapeChoice, ShapeSource, WorkSet};
 use std::borrow::Cow;
 use std::time::Instant;
 
@@ -69,12 +69,24 @@ where
         }
         let k = plan.next_k(plan.max_steps - steps, active < p.n);
         report.slots_by_launch.push(work.len());
+        // `lanes: auto`: until a shape is chosen, launches are probes (useful work, timed).
+        let choice = team.next_shape::<K>();
         let t0 = Instant::now();
         let stats = {
             let _r = trace::range("launch");
-            team.launch::<K>(&mut work, k)
+            team.launch_shape::<K>(&mut work, k, choice.shape)
         };
         let launch_s = t0.elapsed().as_secs_f64();
+        let decided = team.record_launch::<K>(choice, launch_s, &stats);
+        // A shape probed during this run is reported as probed, not as measured earlier.
+        report.lanes = match (decided, report.lanes) {
+            (Some(d), _) => Some(d),
+            (None, Some(prev)) if prev.source == ShapeSource::Probed => Some(ShapeChoice {
+                shape: choice.shape,
+                ..prev
+            }),
+            _ => Some(choice),
+        };
         active = stats.active;
         report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
         lane_steps += stats.lane_steps;

@@ -42,6 +42,10 @@ pub struct RunReport {
     /// (finished lanes of running groups included). `None` on the device team, which does
     /// not count them.
     pub issued_sample_steps: Option<u64>,
+    /// The host team's launch shape (ISA and lanes) at the end of the run, and where it came
+    /// from: forced, measured by probes in this run (`lanes: auto`), by an earlier run, or
+    /// read from the tuning cache. `None` on the device team.
+    pub lanes: Option<hawk_host::ShapeChoice>,
     /// The team it ran on (`"host"` or `"device"`).
     pub team: &'static str,
     /// The arm that ran (`"host"` on the host team; `"simulate"`, `"graph"` or

@@ -138,7 +138,10 @@ pub fn deploy_on_with_module<K: Kernel>(
 where
     K::Real: HostReal,
 {
-    let host = |cfg: &HostConfig| -> Result<Team, Error> { Ok(Team::Host(HostTeam::new(cfg)?)) };
+    let host = |cfg: &HostConfig| -> Result<Team, Error> {
+        let dir = crate::device::cache::resolve_dir(crate::BuildCache::FromEnv);
+        Ok(Team::Host(HostTeam::new(cfg)?.with_tuning_dir(dir)))
+    };
     let mut notes = Vec::new();
     let team = match choice {
         TeamChoice::Best => {

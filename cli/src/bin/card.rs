@@ -21,9 +21,13 @@ struct Args {
     /// Samples (default: the card's).
     #[arg(long)]
     n: Option<usize>,
-    /// Host samples per SIMD group (default: by instruction set).
+    /// Host samples per SIMD group (default: auto, measured and cached).
     #[arg(long)]
     lanes: Option<usize>,
+    /// Host instruction set: avx512, avx2 or portable (default: the CPU's, with AVX2 also
+    /// tried by `lanes: auto` on an AVX-512 CPU).
+    #[arg(long)]
+    isa: Option<String>,
     /// Host threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -49,10 +53,22 @@ fn main() -> ExitCode {
         eprintln!("error: --repeat must be at least 1");
         return ExitCode::FAILURE;
     }
+    let isa = match args
+        .isa
+        .as_deref()
+        .map(|n| (n, eagle::hawk_host::Isa::from_name(n)))
+    {
+        None => None,
+        Some((_, Some(i))) => Some(i),
+        Some((n, None)) => {
+            eprintln!("error: unknown instruction set `{n}` (avx512, avx2 or portable)");
+            return ExitCode::FAILURE;
+        }
+    };
     let host = HostConfig {
         lanes: args.lanes,
         threads: args.threads,
-        isa: None,
+        isa,
     };
     let mut case = match w.case(arm, args.n.unwrap_or_else(|| w.default_n()), host) {
         Ok(c) => c,

@@ -135,6 +135,14 @@ pub struct Row {
     /// Sample steps the arm issued over the useful ones (host team: finished lanes of
     /// running lane groups count as issued; `None` where it is not counted).
     pub issued_per_useful_step: Option<f64>,
+    /// The host team's instruction set, lanes per group and where that width came from
+    /// (`lanes: auto` probes, the tuning cache, or forced); `None` elsewhere.
+    pub shape: Option<String>,
+    /// Host threads the row ran on (`None` on the device).
+    pub threads: Option<usize>,
+    /// The row measured above the FMA peak even after measuring the peak again: the peak
+    /// is under-measured (a busy machine) and the row's % is capped at 100.
+    pub peak_under_measured: bool,
     /// Active samples after each launch (the compaction story).
     pub active_by_launch: Vec<usize>,
     /// Slots each launch passed over (finished samples not yet compacted away included).
@@ -154,7 +162,11 @@ impl Row {
         lifetimes: Lifetimes,
         report: Option<&RunReport>,
         max_rel_diff_vs_baseline: f64,
+        threads: Option<usize>,
     ) -> Row {
+        let elem_bytes = if real == "f32" { 4 } else { 8 };
+        let useful_sample_steps = lifetimes.total;
+        let useful = (flops_per_step * useful_sample_steps) as f64 / median_s;
         let (fp_peak, bw_peak) = match eagle::device_props() {
             Ok(p) if arm.team() == "device" => (
                 if real == "f32" {
@@ -164,13 +176,13 @@ impl Row {
                 },
                 p.memory_bandwidth,
             ),
+            // A host row above the measured peak means the peak read low: measure it again.
             _ => (
-                peak::host_fp64_peak() * if real == "f32" { 2.0 } else { 1.0 },
+                peak::raise_fma_peak(elem_bytes, useful),
                 peak::host_bandwidth(),
             ),
         };
-        let useful_sample_steps = lifetimes.total;
-        let useful = (flops_per_step * useful_sample_steps) as f64 / median_s;
+        let peak_under_measured = useful > fp_peak;
         let issued = report.map(|r| r.issued_bytes as f64 / median_s);
         Row {
             workload: w.name(),
@@ -186,13 +198,23 @@ impl Row {
             useful_sample_steps,
             lifetimes,
             useful_gflops: useful / 1e9,
-            flops_pct_of_peak: 100.0 * useful / fp_peak,
+            flops_pct_of_peak: (100.0 * useful / fp_peak).min(100.0),
             issued_gbs: issued.map(|b| b / 1e9),
             bytes_pct_of_peak: issued.map(|b| 100.0 * b / bw_peak),
             max_rel_diff_vs_baseline,
             issued_per_useful_step: report
                 .and_then(|r| r.issued_sample_steps)
                 .map(|s| s as f64 / useful_sample_steps.max(1) as f64),
+            shape: report.and_then(|r| r.lanes).map(|c| {
+                format!(
+                    "{} x{} ({})",
+                    c.shape.isa.name(),
+                    c.shape.lanes,
+                    c.source.name()
+                )
+            }),
+            threads,
+            peak_under_measured,
             active_by_launch: report.map_or_else(Vec::new, |r| r.active_by_launch.clone()),
             slots_by_launch: report.map_or_else(Vec::new, |r| r.slots_by_launch.clone()),
         }
@@ -242,9 +264,15 @@ impl Card {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "# Performance card\n\nHost: {} threads, FP64 FMA peak {:.1} GFLOP/s (FP32: 2x), \
-             STREAM triad {:.1} GB/s, both measured by this run.\n",
-            self.host_threads, self.host_fp64_peak_gflops, self.host_bandwidth_gbs
+            "# Performance card\n\nHost: {} ({}), {} threads, FMA peak {:.1} GFLOP/s FP64 and \
+             {:.1} GFLOP/s FP32, STREAM triad {:.1} GB/s, all measured by this run (a row \
+             that beats a peak makes the card measure it again).\n",
+            hawk_host::tune::cpu_model(),
+            hawk_host::Isa::detect().name(),
+            self.host_threads,
+            peak::host_fma_peak(8) / 1e9,
+            peak::host_fma_peak(4) / 1e9,
+            self.host_bandwidth_gbs
         );
         let _ = writeln!(s, "Device: {}\n", self.device);
         let mut workloads: Vec<&str> = self.rows.iter().map(|r| r.workload).collect();
@@ -271,21 +299,26 @@ impl Card {
             );
             let _ = writeln!(
                 s,
-                "| team | arm | time (ms) | vs baseline | launches | steps | compactions | \
-                 issued/useful steps | useful GFLOP/s | % FLOP peak | issued GB/s | % BW peak | \
-                 max rel diff |"
+                "| team | arm | ISA x lanes (source), threads | time (ms) | vs baseline | launches | \
+                 steps | compactions | issued/useful steps | useful GFLOP/s | % FLOP peak | \
+                 issued GB/s | % BW peak | max rel diff |"
             );
             let _ = writeln!(
                 s,
-                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             );
             for r in rows {
                 let opt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} | {:.1} | {} | {} | {:.1e} |",
+                    "| {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} | {}{:.1} | {} | {} | {:.1e} |",
                     r.team,
                     r.arm,
+                    match (&r.shape, r.threads) {
+                        (Some(sh), Some(t)) => format!("{sh}, {t}"),
+                        (None, Some(t)) => format!("{t} threads"),
+                        _ => "-".to_owned(),
+                    },
                     r.time_ms,
                     base.map_or("-".to_owned(), |b| format!("{:.2}x", b / r.time_ms)),
                     r.launches,
@@ -294,6 +327,11 @@ impl Card {
                     r.issued_per_useful_step
                         .map_or("-".to_owned(), |v| format!("{v:.2}")),
                     r.useful_gflops,
+                    if r.peak_under_measured {
+                        "peak under-measured: >"
+                    } else {
+                        ""
+                    },
                     r.flops_pct_of_peak,
                     opt(r.issued_gbs),
                     opt(r.bytes_pct_of_peak),

@@ -108,7 +108,8 @@ struct Prepared<K: Kernel> {
     e: Ensemble<K>,
     deployed: eagle::Deployed<K>,
     flops_per_step: u64,
-    lifetimes: Lifetimes,
+    /// Steps each sample took in the baseline (the useful work).
+    steps: Vec<u64>,
     reference: Vec<Vec<K::Real>>,
     report: Option<RunReport>,
 }
@@ -136,18 +137,13 @@ where
         TeamChoice::Host(host)
     };
     let deployed = eagle::deploy_on(K::default(), choice)?;
-    let lanes = match deployed.team() {
-        eagle::Team::Host(h) => h.lanes::<K::Real>(),
-        eagle::Team::Device(_) => WARP,
-    };
-    let lifetimes = Lifetimes::new(&steps, lanes);
     Ok(Box::new(Prepared {
         workload,
         arm,
         e,
         deployed,
         flops_per_step,
-        lifetimes,
+        steps,
         reference,
         report: None,
     }))
@@ -185,6 +181,19 @@ where
                 }
             })
             .fold(0.0, f64::max);
+        // Lane groups as the arm ran them: the host team's measured (or forced) width.
+        let lanes = match self.deployed.team() {
+            eagle::Team::Host(h) => self
+                .report
+                .as_ref()
+                .and_then(|r| r.lanes)
+                .map_or_else(|| h.lanes::<K::Real>(), |c| c.shape.lanes),
+            eagle::Team::Device(_) => WARP,
+        };
+        let threads = match self.deployed.team() {
+            eagle::Team::Host(h) => Some(h.threads()),
+            eagle::Team::Device(_) => None,
+        };
         Row::new(
             self.workload,
             self.arm,
@@ -192,9 +201,10 @@ where
             K::Real::NAME,
             median_s,
             self.flops_per_step,
-            self.lifetimes.clone(),
+            Lifetimes::new(&self.steps, lanes),
             self.report.as_ref(),
             max_rel_diff,
+            threads,
         )
     }
 }

@@ -457,6 +457,65 @@ fn faulty(faults: FaultPlan, options: Options) -> (Option<Error>, bool, Wob) {
     (err, untouched, w)
 }
 
+/// Runs with the fault `plan(k)` for k = 0, 1, 2, ... until a run goes through: every
+/// allocation (or launch) of the run fails in turn. Each failing run must give the typed
+/// error `check` accepts for `k`, leave the caller's planes as they were and its statuses
+/// active; the run that goes through must equal the reference. Returns the errors, one per
+/// fault point: how many there are is counted here, never pinned (it changes whenever the
+/// device path allocates or launches differently; the contract is that *every* point fails
+/// cleanly).
+fn every_fault_point(
+    what: &str,
+    plan: impl Fn(u64) -> FaultPlan,
+    options: Options,
+    check: impl Fn(&Error, u64) -> bool,
+) -> Vec<Error> {
+    let mut errors = Vec::new();
+    for k in 0.. {
+        assert!(k < 100_000, "{what}: still failing at fault point {k}");
+        match faulty(plan(k), options.clone()) {
+            (Some(e), untouched, _) => {
+                assert!(check(&e, k), "{what}: fault point {k}: {e}");
+                assert!(
+                    untouched,
+                    "{what}: fault point {k}: caller's planes changed"
+                );
+                errors.push(e);
+            }
+            (None, _, w) => {
+                assert_eq!(w.bits(), wob_oracle(700).bits(), "{what}: after {k}");
+                break;
+            }
+        }
+    }
+    errors
+}
+
+/// `(allocation, bytes, bytes in use)` from an emulated out-of-memory error.
+fn oom_numbers(e: &Error) -> (u64, u64, u64) {
+    let Error::DeviceOutOfMemory(m) = e else {
+        panic!("not an out-of-memory error: {e}");
+    };
+    let nums: Vec<u64> = m
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(
+        nums.len(),
+        3,
+        "allocation N of B B failed (U B in use): {m}"
+    );
+    (nums[0], nums[1], nums[2])
+}
+
+/// The entry an emulated kernel trap names: `launch N (Entry) trapped`.
+fn trapped_entry(e: &Error) -> &str {
+    let Error::KernelTrap(m) = e else {
+        panic!("not a kernel trap: {e}");
+    };
+    m.split(['(', ')']).nth(1).unwrap_or("")
+}
+
 #[test]
 fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
     let gather = || {
@@ -464,69 +523,84 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
             .compaction(Compaction::Always)
             .device_compaction(DeviceCompaction::Gather)
     };
-    let cases: Vec<(&str, FaultPlan, Options, &str)> = vec![
-        (
-            "oom on upload",
-            FaultPlan {
-                fail_alloc: Some(0),
-                ..FaultPlan::none()
-            },
-            Options::new(200),
-            "device out of memory: emulated: allocation 0 of 5600 B failed (0 B in use)",
-        ),
-        (
-            "oom: a device too small for the planes",
-            FaultPlan {
-                memory_bytes: Some(10_000),
-                ..FaultPlan::none()
-            },
-            Options::new(200),
-            "device out of memory: emulated: allocation 1 of 5600 B failed (5600 B in use)",
-        ),
-        (
-            "oom on the compaction buffers",
-            FaultPlan {
-                fail_alloc: Some(14),
-                ..FaultPlan::none()
-            },
-            gather(),
-            "device out of memory: emulated: allocation 14 of 5600 B failed (296472 B in use)",
-        ),
-        (
-            "trap in launch 3 (a compaction helper)",
-            FaultPlan {
-                trap_launch: Some(3),
-                ..FaultPlan::none()
-            },
-            Options::new(200),
-            "a kernel trapped on the device: emulated: launch 3 (WriteChunks) trapped",
-        ),
-        (
-            "kernel trap in a graph replay",
-            FaultPlan {
-                trap_launch: Some(1),
-                ..FaultPlan::none()
-            },
-            Options::new(200)
-                .arm(Arm::Graph)
-                .compaction(Compaction::Off),
-            "a kernel trapped on the device: emulated: launch 1 (Step) trapped",
-        ),
-        (
-            "context lost mid-run",
-            FaultPlan {
-                lose_context_at_launch: Some(4),
-                ..FaultPlan::none()
-            },
-            gather(),
-            "the device context was lost: emulated: context lost at launch 4",
-        ),
-    ];
-    for (what, faults, options, want) in cases {
-        let (err, untouched, _) = faulty(faults, options);
-        let err = err.unwrap_or_else(|| panic!("{what}: no error"));
-        assert_eq!(err.to_string(), want, "{what}");
-        assert!(untouched, "{what}: caller's planes changed");
+    let no_compaction = || Options::new(200).compaction(Compaction::Off);
+    let graph = || {
+        Options::new(200)
+            .arm(Arm::Graph)
+            .compaction(Compaction::Off)
+    };
+    let oom = |k: u64| FaultPlan {
+        fail_alloc: Some(k as usize),
+        ..FaultPlan::none()
+    };
+    let oom_at = |e: &Error, k: u64| {
+        let prefix = format!("device out of memory: emulated: allocation {k} of ");
+        e.to_string().starts_with(&prefix) && oom_numbers(e).0 == k
+    };
+    // Out of memory at every allocation: uploading the planes, the compaction buffers.
+    let plain = every_fault_point("oom", oom, no_compaction(), oom_at);
+    let compacting = every_fault_point("oom, gather", oom, gather(), oom_at);
+    assert!(!plain.is_empty(), "the planes need device memory");
+    assert_eq!(
+        oom_numbers(&plain[0]).2,
+        0,
+        "nothing in use before the first"
+    );
+    assert!(
+        compacting.len() > plain.len(),
+        "compaction allocates buffers of its own: {} vs {} allocations",
+        compacting.len(),
+        plain.len()
+    );
+    // A device too small for the planes: the allocation that would overflow it fails.
+    let small = FaultPlan {
+        memory_bytes: Some(10_000),
+        ..FaultPlan::none()
+    };
+    let (err, untouched, _) = faulty(small, Options::new(200));
+    let err = err.expect("10 kB cannot hold 700 samples' planes");
+    let (_, bytes, in_use) = oom_numbers(&err);
+    assert!(in_use <= 10_000 && in_use + bytes > 10_000, "{err}");
+    assert!(untouched, "caller's planes changed");
+    // A trap at every launch: steps, compaction helpers, graph replays.
+    let trap = |k: u64| FaultPlan {
+        trap_launch: Some(k),
+        ..FaultPlan::none()
+    };
+    let trap_at = |e: &Error, k: u64| {
+        let prefix = format!("a kernel trapped on the device: emulated: launch {k} (");
+        matches!(e, Error::KernelTrap(_)) && e.to_string().starts_with(&prefix)
+    };
+    let steps = ["Step", "StepIndexed"];
+    for (what, options) in [("trap", Options::new(200)), ("trap, graph replay", graph())] {
+        let traps = every_fault_point(what, trap, options, trap_at);
+        assert!(!traps.is_empty(), "{what}: no launch");
+        assert!(steps.contains(&trapped_entry(&traps[0])), "{}", traps[0]);
+    }
+    let traps = every_fault_point("trap, gather", trap, gather(), trap_at);
+    let helpers: Vec<&str> = traps
+        .iter()
+        .map(trapped_entry)
+        .filter(|e| !steps.contains(e))
+        .collect();
+    assert!(
+        helpers
+            .iter()
+            .any(|e| ["CountChunks", "ScanCounts", "WriteChunks"].contains(e)),
+        "a trap in a compaction helper: {helpers:?}"
+    );
+    // The context lost before every launch.
+    let lost = |k: u64| FaultPlan {
+        lose_context_at_launch: Some(k),
+        ..FaultPlan::none()
+    };
+    let lost_at = |e: &Error, k: u64| {
+        matches!(e, Error::ContextLost(_))
+            && e.to_string()
+                == format!("the device context was lost: emulated: context lost at launch {k}")
+    };
+    for (what, options) in [("lost", gather()), ("lost, graph replay", graph())] {
+        assert!(!every_fault_point(what, lost, options, lost_at).is_empty());
     }
     // A fault planned after the run's last launch: the run completes, planes fully updated.
     let late = FaultPlan {

@@ -13,29 +13,13 @@ use eagle::{
     Arm, Compaction, DeviceCompaction, Error, FaultPlan, HostConfig, Options, Reorder, Runner,
     Status, Stop, TeamChoice,
 };
+use eagle_test_support::{Wobble, WobblePlanes, wobble};
 use proptest::prelude::*;
 use std::time::Duration;
 
-/// A test kernel with every way to stop: it finishes at `t >= 1`, the kernel flags it
-/// failed at `t >= fail_at`, and a growth factor `g` of 1e200 makes `x` overflow to
-/// infinity within two steps (NaN follows from `inf - inf`).
-#[eagle::hawk::kernel(steps = "auto")]
-pub fn wobble(
-    g: Scalar,
-    fail_at: Scalar,
-    dt: Param,
-    terminated: &mut Terminated,
-    failed: &mut Failed,
-    x: &mut Scalar,
-    v: &mut Scalar,
-    t: &mut Scalar,
-) {
-    let x0 = *x;
-    *x = x0 * g + dt * *v;
-    *v -= dt * x0 * g;
-    *t += dt;
-    *failed = t.ge(fail_at);
-    *terminated = t.ge(Scalar::splat(1.0));
+/// Deploys the test kernel with its own module (the built-in one lacks it).
+fn deploy_wobble(choice: TeamChoice) -> Result<eagle::Deployed<Wobble>, Error> {
+    eagle::deploy_on_with_module(Wobble, choice, Some(eagle_test_support::MODULE))
 }
 
 const DT: f64 = 0.01;
@@ -133,7 +117,7 @@ fn run(
     } else {
         options
     };
-    let deployed = eagle::deploy_on(Wobble, choice).unwrap();
+    let deployed = deploy_wobble(choice).unwrap();
     let mut runner = eagle::until_done_with(&deployed, options, w.planes()).unwrap();
     let mut stops = vec![runner.run().unwrap()];
     while stops.last().unwrap().stop == Stop::TimeLimit {
@@ -241,7 +225,7 @@ fn empty_ensemble_is_the_documented_error() {
         TeamChoice::EmulatedDevice,
     ] {
         let mut w = Wob::new(0, 1, &[], &[]);
-        let deployed = eagle::deploy_on(Wobble, choice).unwrap();
+        let deployed = deploy_wobble(choice).unwrap();
         let err = eagle::until_done(&deployed, 10, w.planes()).err().unwrap();
         assert_eq!(
             err.to_string(),
@@ -263,7 +247,7 @@ fn one_percent_blow_up() {
         let want_status = reference(&mut want, 1000);
         let mut w = Wob::new(n, 5, &blow, &[]);
         let start = w.clone();
-        let deployed = eagle::deploy_on(Wobble, choice.clone()).unwrap();
+        let deployed = deploy_wobble(choice.clone()).unwrap();
         let mut runner = eagle::until_done(&deployed, 1000, w.planes()).unwrap();
         let report = runner.run().unwrap();
         runner.to_host().unwrap();
@@ -304,7 +288,7 @@ fn kernel_flagged_failure_keeps_the_others() {
     let mut want = Wob::new(n, 9, &blow, &flag);
     let want_status = reference(&mut want, 1000);
     let mut w = Wob::new(n, 9, &blow, &flag);
-    let deployed = eagle::deploy_on(Wobble, TeamChoice::Host(HostConfig::default())).unwrap();
+    let deployed = deploy_wobble(TeamChoice::Host(HostConfig::default())).unwrap();
     let mut runner = eagle::until_done(&deployed, 1000, w.planes()).unwrap();
     let report = runner.run().unwrap();
     let want_failed = want_status.iter().filter(|&&s| s == Status::Failed).count();
@@ -444,7 +428,7 @@ fn wob_oracle(n: usize) -> Wob {
 fn faulty(faults: FaultPlan, options: Options) -> (Option<Error>, bool, Wob) {
     let mut w = Wob::new(700, 11, &[3], &[5]);
     let before = w.clone();
-    let deployed = eagle::deploy_on(Wobble, TeamChoice::EmulatedDeviceWith(faults)).unwrap();
+    let deployed = deploy_wobble(TeamChoice::EmulatedDeviceWith(faults)).unwrap();
     let mut r = eagle::until_done_with(&deployed, options, w.planes()).unwrap();
     let out = r.run().and_then(|_| r.to_host());
     let status = r.status().to_vec();
@@ -619,13 +603,13 @@ fn after_a_fault_the_next_run_starts_again_from_the_callers_planes() {
         lose_context_at_launch: Some(2),
         ..FaultPlan::none()
     };
-    let deployed = eagle::deploy_on(Wobble, TeamChoice::EmulatedDeviceWith(faults)).unwrap();
+    let deployed = deploy_wobble(TeamChoice::EmulatedDeviceWith(faults)).unwrap();
     let mut r = eagle::until_done(&deployed, 200, w.planes()).unwrap();
     assert!(matches!(r.run(), Err(Error::ContextLost(_))));
     // A fresh device context (the plan counts again from 0): lost again, still typed.
     assert!(matches!(r.run(), Err(Error::ContextLost(_))));
     drop(r);
-    let clean = eagle::deploy_on(Wobble, TeamChoice::EmulatedDevice).unwrap();
+    let clean = deploy_wobble(TeamChoice::EmulatedDevice).unwrap();
     let mut r = eagle::until_done(&clean, 200, w.planes()).unwrap();
     r.run().unwrap();
     r.to_host().unwrap();
@@ -653,7 +637,7 @@ fn soak() {
         (TeamChoice::Host(HostConfig::default()), 10_000usize),
         (TeamChoice::EmulatedDevice, 3000),
     ] {
-        let deployed = eagle::deploy_on(Wobble, choice.clone()).unwrap();
+        let deployed = deploy_wobble(choice.clone()).unwrap();
         let shape = |i: usize| (1 + (i * 7919) % 2000, 1 + (i as u64 * 31) % 150);
         let one = |i: usize| {
             let (n, max_steps) = shape(i);

@@ -3,7 +3,8 @@
 //! by `scripts/user-crate.sh`. Its PTX holds its own entries (and not hawk's built-in
 //! kernels) and assembles without spills; the app checks host team == emulated device bit
 //! for bit and the typed refusal of the built-in module; `cargo tree` shows a lean
-//! dependency; a kernel crate without `#![no_std]` fails to build with the lines to add.
+//! dependency; a kernel crate without `#![no_std]` fails to build with the lines to add; a
+//! ptxas installed after a first build is picked up by the next one.
 //!
 //! The first run compiles eagle's dependencies into target/user-crate (a minute or two).
 
@@ -117,6 +118,56 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     assert!(
         bad_log.contains("lacks `#![no_std]`; add these lines at the top of it"),
         "{bad_log}"
+    );
+    std::fs::write(&lib, &src).unwrap();
+
+    // Built without a ptxas: PTX only; a ptxas installed afterwards (pip into a .venv next
+    // to the app) is picked up by the next build, with nothing touched.
+    let app = root().join("target/user-crate/release/vdp-app");
+    let first_line = |o: &Output| text(o).lines().next().unwrap_or_default().to_owned();
+    let no_ptxas = |cmd: &mut Command| {
+        let path: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .filter(|d| !d.join("ptxas").exists())
+            .collect();
+        cmd.env("PATH", std::env::join_paths(path).unwrap())
+            .env("VIRTUAL_ENV", dir.path().join("no-venv"))
+            .env("HOME", dir.path())
+            .env_remove("EAGLE_PTXAS")
+            .env_remove("CUDA_HOME")
+            .env_remove("CUDA_PATH");
+    };
+    let build = |label: &str| {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(dir.path())
+            .args(["build", "--release"])
+            .env("CARGO_TARGET_DIR", root().join("target/user-crate"));
+        no_ptxas(&mut cmd);
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{label}:\n{}", text(&o));
+        text(&o)
+    };
+    let log = build("build without ptxas");
+    assert!(log.contains("no ptxas found"), "{log}");
+    let run = Command::new(&app).output().unwrap();
+    assert!(
+        first_line(&run).contains("cubin: none (no ptxas)"),
+        "{}",
+        text(&run)
+    );
+    let ptxas = common::ptxas::find_ptxas().unwrap().canonicalize().unwrap();
+    let pip_bin = dir
+        .path()
+        .join("app/.venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin");
+    std::fs::create_dir_all(&pip_bin).unwrap();
+    std::os::unix::fs::symlink(&ptxas, pip_bin.join("ptxas")).unwrap();
+    let log = build("build after installing ptxas");
+    assert!(!log.contains("no ptxas found"), "{log}");
+    let run = Command::new(&app).output().unwrap();
+    let line = first_line(&run);
+    assert!(
+        line.contains("cubin: ") && !line.contains("cubin: none"),
+        "{}",
+        text(&run)
     );
 }
 

@@ -1,0 +1,6 @@
+//! eagle's test kernels and their GPU module (built by this crate's build.rs).
+
+pub use eagle_test_kernels::*;
+
+/// The test kernels' GPU module, for `eagle::deploy_on_with_module`.
+pub const MODULE: eagle::Module<'static> = eagle::include_module!();

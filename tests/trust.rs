@@ -524,6 +524,11 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
     // Out of memory at every allocation: uploading the planes, the compaction buffers.
     let plain = every_fault_point("oom", oom, no_compaction(), oom_at);
     let compacting = every_fault_point("oom, gather", oom, gather(), oom_at);
+    println!(
+        "allocations: {} without compaction, {} with gather",
+        plain.len(),
+        compacting.len()
+    );
     assert!(!plain.is_empty(), "the planes need device memory");
     assert_eq!(
         oom_numbers(&plain[0]).2,
@@ -562,6 +567,7 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
         assert!(steps.contains(&trapped_entry(&traps[0])), "{}", traps[0]);
     }
     let traps = every_fault_point("trap, gather", trap, gather(), trap_at);
+    println!("launches with gather: {}", traps.len());
     let helpers: Vec<&str> = traps
         .iter()
         .map(trapped_entry)
@@ -631,7 +637,7 @@ fn rss() -> usize {
 /// Thousands of back-to-back runs of varied shapes on one deployment per team; the
 /// resident set must not grow beyond a small bound once warmed up.
 #[test]
-#[ignore]
+#[ignore = "a soak test (minutes): run with --ignored"]
 fn soak() {
     for (choice, runs) in [
         (TeamChoice::Host(HostConfig::default()), 10_000usize),

@@ -255,6 +255,8 @@ fn one_percent_blow_up() {
         let status = runner.status().to_vec();
         drop(runner);
         assert_eq!(report.stop, Stop::Done, "{choice:?}");
+        // A count that is the contract: the ensemble was built with exactly 100 samples
+        // that blow up, and every other one finishes.
         assert_eq!(
             (report.failed, report.finished, report.capped),
             (100, 9900, 0)

@@ -1,7 +1,8 @@
 //! Trustworthy runs, tried hard: random ensembles and settings against a plain scalar
 //! reference (planes and statuses bit for bit, on the host team and the emulated device),
 //! a batch where 1% of samples blow up, cancel and time limit from another thread then
-//! resume, injected device faults, and a soak test (`cargo test --release --test trust
+//! resume, injected device faults (at every allocation and launch), NaN reorder keys, and a
+//! soak test (`cargo test --release --test trust
 //! soak -- --ignored --nocapture`).
 
 mod common;
@@ -254,6 +255,8 @@ fn one_percent_blow_up() {
         let status = runner.status().to_vec();
         drop(runner);
         assert_eq!(report.stop, Stop::Done, "{choice:?}");
+        // A count that is the contract: the ensemble was built with exactly 100 samples
+        // that blow up, and every other one finishes.
         assert_eq!(
             (report.failed, report.finished, report.capped),
             (100, 9900, 0)
@@ -441,6 +444,65 @@ fn faulty(faults: FaultPlan, options: Options) -> (Option<Error>, bool, Wob) {
     (err, untouched, w)
 }
 
+/// Runs with the fault `plan(k)` for k = 0, 1, 2, ... until a run goes through: every
+/// allocation (or launch) of the run fails in turn. Each failing run must give the typed
+/// error `check` accepts for `k`, leave the caller's planes as they were and its statuses
+/// active; the run that goes through must equal the reference. Returns the errors, one per
+/// fault point: how many there are is counted here, never pinned (it changes whenever the
+/// device path allocates or launches differently; the contract is that *every* point fails
+/// cleanly).
+fn every_fault_point(
+    what: &str,
+    plan: impl Fn(u64) -> FaultPlan,
+    options: Options,
+    check: impl Fn(&Error, u64) -> bool,
+) -> Vec<Error> {
+    let mut errors = Vec::new();
+    for k in 0.. {
+        assert!(k < 100_000, "{what}: still failing at fault point {k}");
+        match faulty(plan(k), options.clone()) {
+            (Some(e), untouched, _) => {
+                assert!(check(&e, k), "{what}: fault point {k}: {e}");
+                assert!(
+                    untouched,
+                    "{what}: fault point {k}: caller's planes changed"
+                );
+                errors.push(e);
+            }
+            (None, _, w) => {
+                assert_eq!(w.bits(), wob_oracle(700).bits(), "{what}: after {k}");
+                break;
+            }
+        }
+    }
+    errors
+}
+
+/// `(allocation, bytes, bytes in use)` from an emulated out-of-memory error.
+fn oom_numbers(e: &Error) -> (u64, u64, u64) {
+    let Error::DeviceOutOfMemory(m) = e else {
+        panic!("not an out-of-memory error: {e}");
+    };
+    let nums: Vec<u64> = m
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(
+        nums.len(),
+        3,
+        "allocation N of B B failed (U B in use): {m}"
+    );
+    (nums[0], nums[1], nums[2])
+}
+
+/// The entry an emulated kernel trap names: `launch N (Entry) trapped`.
+fn trapped_entry(e: &Error) -> &str {
+    let Error::KernelTrap(m) = e else {
+        panic!("not a kernel trap: {e}");
+    };
+    m.split(['(', ')']).nth(1).unwrap_or("")
+}
+
 #[test]
 fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
     let gather = || {
@@ -448,69 +510,90 @@ fn injected_device_faults_are_typed_errors_and_leave_the_planes() {
             .compaction(Compaction::Always)
             .device_compaction(DeviceCompaction::Gather)
     };
-    let cases: Vec<(&str, FaultPlan, Options, &str)> = vec![
-        (
-            "oom on upload",
-            FaultPlan {
-                fail_alloc: Some(0),
-                ..FaultPlan::none()
-            },
-            Options::new(200),
-            "device out of memory: emulated: allocation 0 of 5600 B failed (0 B in use)",
-        ),
-        (
-            "oom: a device too small for the planes",
-            FaultPlan {
-                memory_bytes: Some(10_000),
-                ..FaultPlan::none()
-            },
-            Options::new(200),
-            "device out of memory: emulated: allocation 1 of 5600 B failed (5600 B in use)",
-        ),
-        (
-            "oom on the compaction buffers",
-            FaultPlan {
-                fail_alloc: Some(14),
-                ..FaultPlan::none()
-            },
-            gather(),
-            "device out of memory: emulated: allocation 14 of 5600 B failed (296472 B in use)",
-        ),
-        (
-            "trap in launch 3 (a compaction helper)",
-            FaultPlan {
-                trap_launch: Some(3),
-                ..FaultPlan::none()
-            },
-            Options::new(200),
-            "a kernel trapped on the device: emulated: launch 3 (WriteChunks) trapped",
-        ),
-        (
-            "kernel trap in a graph replay",
-            FaultPlan {
-                trap_launch: Some(1),
-                ..FaultPlan::none()
-            },
-            Options::new(200)
-                .arm(Arm::Graph)
-                .compaction(Compaction::Off),
-            "a kernel trapped on the device: emulated: launch 1 (Step) trapped",
-        ),
-        (
-            "context lost mid-run",
-            FaultPlan {
-                lose_context_at_launch: Some(4),
-                ..FaultPlan::none()
-            },
-            gather(),
-            "the device context was lost: emulated: context lost at launch 4",
-        ),
-    ];
-    for (what, faults, options, want) in cases {
-        let (err, untouched, _) = faulty(faults, options);
-        let err = err.unwrap_or_else(|| panic!("{what}: no error"));
-        assert_eq!(err.to_string(), want, "{what}");
-        assert!(untouched, "{what}: caller's planes changed");
+    let no_compaction = || Options::new(200).compaction(Compaction::Off);
+    let graph = || {
+        Options::new(200)
+            .arm(Arm::Graph)
+            .compaction(Compaction::Off)
+    };
+    let oom = |k: u64| FaultPlan {
+        fail_alloc: Some(k as usize),
+        ..FaultPlan::none()
+    };
+    let oom_at = |e: &Error, k: u64| {
+        let prefix = format!("device out of memory: emulated: allocation {k} of ");
+        e.to_string().starts_with(&prefix) && oom_numbers(e).0 == k
+    };
+    // Out of memory at every allocation: uploading the planes, the compaction buffers.
+    let plain = every_fault_point("oom", oom, no_compaction(), oom_at);
+    let compacting = every_fault_point("oom, gather", oom, gather(), oom_at);
+    println!(
+        "allocations: {} without compaction, {} with gather",
+        plain.len(),
+        compacting.len()
+    );
+    assert!(!plain.is_empty(), "the planes need device memory");
+    assert_eq!(
+        oom_numbers(&plain[0]).2,
+        0,
+        "nothing in use before the first"
+    );
+    assert!(
+        compacting.len() > plain.len(),
+        "compaction allocates buffers of its own: {} vs {} allocations",
+        compacting.len(),
+        plain.len()
+    );
+    // A device too small for the planes: the allocation that would overflow it fails.
+    let small = FaultPlan {
+        memory_bytes: Some(10_000),
+        ..FaultPlan::none()
+    };
+    let (err, untouched, _) = faulty(small, Options::new(200));
+    let err = err.expect("10 kB cannot hold 700 samples' planes");
+    let (_, bytes, in_use) = oom_numbers(&err);
+    assert!(in_use <= 10_000 && in_use + bytes > 10_000, "{err}");
+    assert!(untouched, "caller's planes changed");
+    // A trap at every launch: steps, compaction helpers, graph replays.
+    let trap = |k: u64| FaultPlan {
+        trap_launch: Some(k),
+        ..FaultPlan::none()
+    };
+    let trap_at = |e: &Error, k: u64| {
+        let prefix = format!("a kernel trapped on the device: emulated: launch {k} (");
+        matches!(e, Error::KernelTrap(_)) && e.to_string().starts_with(&prefix)
+    };
+    let steps = ["Step", "StepIndexed"];
+    for (what, options) in [("trap", Options::new(200)), ("trap, graph replay", graph())] {
+        let traps = every_fault_point(what, trap, options, trap_at);
+        assert!(!traps.is_empty(), "{what}: no launch");
+        assert!(steps.contains(&trapped_entry(&traps[0])), "{}", traps[0]);
+    }
+    let traps = every_fault_point("trap, gather", trap, gather(), trap_at);
+    println!("launches with gather: {}", traps.len());
+    let helpers: Vec<&str> = traps
+        .iter()
+        .map(trapped_entry)
+        .filter(|e| !steps.contains(e))
+        .collect();
+    assert!(
+        helpers
+            .iter()
+            .any(|e| ["CountChunks", "ScanCounts", "WriteChunks"].contains(e)),
+        "a trap in a compaction helper: {helpers:?}"
+    );
+    // The context lost before every launch.
+    let lost = |k: u64| FaultPlan {
+        lose_context_at_launch: Some(k),
+        ..FaultPlan::none()
+    };
+    let lost_at = |e: &Error, k: u64| {
+        matches!(e, Error::ContextLost(_))
+            && e.to_string()
+                == format!("the device context was lost: emulated: context lost at launch {k}")
+    };
+    for (what, options) in [("lost", gather()), ("lost, graph replay", graph())] {
+        assert!(!every_fault_point(what, lost, options, lost_at).is_empty());
     }
     // A fault planned after the run's last launch: the run completes, planes fully updated.
     let late = FaultPlan {
@@ -557,7 +640,7 @@ fn rss() -> usize {
 /// Thousands of back-to-back runs of varied shapes on one deployment per team; the
 /// resident set must not grow beyond a small bound once warmed up.
 #[test]
-#[ignore]
+#[ignore = "a soak test (minutes): run with --ignored"]
 fn soak() {
     for (choice, runs) in [
         (TeamChoice::Host(HostConfig::default()), 10_000usize),
@@ -594,5 +677,105 @@ fn soak() {
             grew as i64 / 1024
         );
         assert!(grew < 8.0 * 1024.0 * 1024.0, "RSS grew by {grew} B");
+    }
+}
+
+/// NaN keys in the reorder plane (both signs, with infinities and signed zeros around them):
+/// no panic, one reorder, and the results of a run without reorder, bit for bit, on the
+/// host team (several lane widths and thread counts) and the emulated device (both
+/// compaction strategies, with and without compaction). Keys from an input plane (`omega`)
+/// and from a state plane (`t`); a NaN there makes the sample fail on its first step.
+/// Ensembles of a few dozen samples matter: there `sort_by` with a comparator that is not
+/// a total order (`partial_cmp().unwrap_or(Equal)`) detects it and panics.
+#[test]
+fn nan_reorder_keys_neither_panic_nor_change_results() {
+    for (n, seed) in [(25, 1), (40, 2), (64, 3), (64, 4), (100, 5), (3000, 6)] {
+        nan_reorder_keys(n, seed);
+    }
+}
+
+fn nan_reorder_keys(n: usize, seed: u64) {
+    let mut start = common::Ens::varied(n, seed);
+    let mut r = common::Rng(seed + 100);
+    let odd = [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+    ];
+    for i in 0..n {
+        // Every third sample on average gets an odd key, NaN most often.
+        match r.next_u64() % 9 {
+            0 | 1 => start.omega[i] = odd[(r.next_u64() % 2) as usize],
+            2 => start.omega[i] = odd[(r.next_u64() % 6) as usize],
+            3 => start.t[i] = odd[(r.next_u64() % 2) as usize],
+            _ => {}
+        }
+    }
+    start.omega[n / 2] = f64::NAN;
+    let teams = [
+        (TeamChoice::Host(HostConfig::default()), Options::new(2000)),
+        (
+            TeamChoice::Host(HostConfig {
+                threads: Some(3),
+                lanes: Some(4),
+                isa: None,
+            }),
+            Options::new(2000).compaction(Compaction::Always),
+        ),
+        (
+            TeamChoice::Host(HostConfig {
+                threads: Some(1),
+                lanes: Some(1),
+                isa: None,
+            }),
+            Options::new(2000),
+        ),
+        (TeamChoice::EmulatedDevice, Options::new(2000)),
+        (
+            TeamChoice::EmulatedDevice,
+            Options::new(2000)
+                .compaction(Compaction::Always)
+                .device_compaction(DeviceCompaction::Gather),
+        ),
+        (
+            TeamChoice::EmulatedDevice,
+            Options::new(2000)
+                .compaction(Compaction::Off)
+                .device_compaction(DeviceCompaction::IndexList),
+        ),
+    ];
+    let run = |choice: &TeamChoice, options: Options| {
+        let mut e = start.clone();
+        let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+        let mut runner = eagle::until_done_with(&deployed, options, e.planes(1.0, 1e-3)).unwrap();
+        let report = runner.run().unwrap();
+        runner.to_host().unwrap();
+        let status = runner.status().to_vec();
+        drop(runner);
+        (e, status, report)
+    };
+    for (choice, options) in teams {
+        let (want, want_status, plain) = run(&choice, options.clone());
+        assert_eq!(plain.reorders, 0);
+        let failed = want_status.iter().filter(|&&s| s == Status::Failed).count();
+        assert!(failed > 0, "NaN samples fail");
+        for key in ["omega", "t"] {
+            let what = format!("n = {n}, {choice:?} {options:?} by {key}");
+            let o = options.clone().reorder(Reorder::ByPlane(key.into()));
+            let (got, status, report) = run(&choice, o);
+            assert_eq!(report.reorders, 1, "{what}");
+            assert_eq!(status, want_status, "{what}");
+            assert!(got.bits() == want.bits(), "planes differ: {what}");
+            assert!(
+                got.omega
+                    .iter()
+                    .zip(&start.omega)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "input plane changed: {what}"
+            );
+        }
     }
 }

@@ -9,7 +9,7 @@ use crate::bytes::IssuedBytes;
 use crate::control::Control;
 use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
 use crate::error::Error;
-use crate::options::{Arm, DeviceCompaction, Plan};
+use crate::options::{Arm, DeviceCompaction, Plan, reorder_cmp};
 use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
 use crate::trace;
@@ -503,11 +503,7 @@ where
         let _r = trace::range("reorder");
         let key = planes.per_sample::<K>(j);
         let mut order: Vec<u32> = (0..s.n).collect();
-        order.sort_by(|&a, &b| {
-            key[a as usize]
-                .partial_cmp(&key[b as usize])
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+        order.sort_by(|&a, &b| reorder_cmp(key[a as usize], key[b as usize]));
         let ids = s.ids[0];
         s.be.upload(ids, bytes_of(&order))?;
         layout = match plan.device_compaction {

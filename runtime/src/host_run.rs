@@ -2,7 +2,7 @@
 
 use crate::bytes::IssuedBytes;
 use crate::control::Control;
-use crate::options::Plan;
+use crate::options::{Plan, reorder_cmp};
 use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
 use crate::trace;
@@ -45,11 +45,7 @@ where
         let _r = trace::range("reorder");
         let key = p.per_sample::<K>(j);
         let mut order: Vec<usize> = (0..p.n).collect();
-        order.sort_by(|&a, &b| {
-            key[a]
-                .partial_cmp(&key[b])
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+        order.sort_by(|&a, &b| reorder_cmp(key[a], key[b]));
         work.permute(&order);
         report.reorders += 1;
         report.issued_bytes += issued.compaction(p.n);

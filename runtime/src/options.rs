@@ -35,8 +35,22 @@ pub enum Reorder {
     #[default]
     Off,
     /// Sort samples by the value of this per-sample plane (ascending, stable), once before
-    /// the first launch; compaction keeps the order.
+    /// the first launch; compaction keeps the order. NaN keys (of either sign) sort after
+    /// every number, in the caller's order; `-0.0` sorts before `0.0`. Any key is accepted:
+    /// the order never changes results, only which samples share a lane group.
     ByPlane(String),
+}
+
+/// The reorder's order of two keys: a total order (so sorting never panics and always
+/// gives the same permutation): numbers by [`f64::total_cmp`] (`-inf < ... < -0.0 < 0.0 <
+/// ... < inf`), then every NaN, equal to each other (a stable sort keeps their caller
+/// order). Keys are widened to `f64`, which keeps `f32`'s order.
+pub(crate) fn reorder_cmp<R: hawk::Real>(a: R, b: R) -> std::cmp::Ordering {
+    let (a, b) = (a.to_f64(), b.to_f64());
+    match (a.is_nan(), b.is_nan()) {
+        (false, false) => a.total_cmp(&b),
+        (a_nan, b_nan) => a_nan.cmp(&b_nan),
+    }
 }
 
 /// How the device team drives its launches (the host team ignores it).
@@ -235,7 +249,45 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
-    use super::Compaction;
+    use super::{Compaction, reorder_cmp};
+
+    #[test]
+    fn reorder_keys_sort_in_a_total_order_with_nan_last() {
+        let keys = [
+            f64::NAN,
+            1.0,
+            -f64::NAN,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NAN,
+            -1.0,
+            f64::MIN_POSITIVE,
+        ];
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by(|&a, &b| reorder_cmp(keys[a], keys[b]));
+        // Numbers ascending (-0.0 before 0.0), then the NaNs in the caller's order.
+        assert_eq!(order, [3, 8, 5, 4, 9, 1, 6, 0, 2, 7]);
+        // A total order: antisymmetric and transitive over every triple.
+        use std::cmp::Ordering::Greater;
+        for &a in &keys {
+            for &b in &keys {
+                assert_eq!(reorder_cmp(a, b), reorder_cmp(b, a).reverse(), "{a} {b}");
+                for &c in &keys {
+                    let (ab, bc) = (reorder_cmp(a, b), reorder_cmp(b, c));
+                    if ab != Greater && bc != Greater {
+                        assert_ne!(reorder_cmp(a, c), Greater, "{a} {b} {c}");
+                    }
+                }
+            }
+        }
+        // f32 keys: the same order.
+        let k32: Vec<f32> = keys.iter().map(|&k| k as f32).collect();
+        let mut o32: Vec<usize> = (0..k32.len()).collect();
+        o32.sort_by(|&a, &b| reorder_cmp(k32[a], k32[b]));
+        assert_eq!(o32, order);
+    }
 
     #[test]
     fn auto_compacts_when_a_pass_pays_for_itself_and_never_later_than_the_count_rule() {

@@ -1,5 +1,10 @@
 //! Device-team checks shared by the emulated-device tests and the real-GPU tests: the same
-//! assertions against the host team, for every arm and compaction strategy.
+//! assertions against the host team, for every arm and compaction strategy, and
+//! [`device_tests!`](crate::device_tests), which instantiates one set of test bodies per
+//! backend (as candle's `test_device!` does): `device_tests!(emulated,
+//! TeamChoice::EmulatedDevice, EMULATED)` in `device_emulated.rs`, `device_tests!(gpu,
+//! TeamChoice::Device, GPU, ignore)` in `device_gpu.rs`. A test that belongs to every
+//! backend goes into the macro, never into one file's list.
 
 use super::Ens;
 use eagle::hawk::Steps;
@@ -10,6 +15,171 @@ use eagle::{
 
 pub const T_END: f64 = 1.0;
 pub const DT: f64 = 1e-3;
+
+/// Ensemble sizes per backend: the emulated device runs on the CPU, a GPU wants many
+/// samples.
+pub struct Sizes {
+    /// Every arm x strategy x policy x reorder x cap ([`check_all`]).
+    pub all: usize,
+    /// The graph rules ([`check_graph_rules`]).
+    pub graph: usize,
+    /// The one-replay WHILE loop.
+    pub while_loop: usize,
+    /// A large ensemble, each arm x strategy, compaction `Auto`, reordered.
+    pub large: usize,
+}
+
+/// Sizes for the emulated device (a CPU).
+pub const EMULATED: Sizes = Sizes {
+    all: 1500,
+    graph: 700,
+    while_loop: 900,
+    large: 3000,
+};
+
+/// Sizes for a real GPU.
+pub const GPU: Sizes = Sizes {
+    all: 20_000,
+    graph: 50_000,
+    while_loop: 100_000,
+    large: 300_000,
+};
+
+/// `choice`, once it can run here: a device team needs the embedded PTX, and
+/// `TeamChoice::Device` a CUDA GPU. Otherwise the test fails saying why (GPU tests are
+/// `#[ignore]`d, so this runs only when asked for with `--ignored`: never a silent pass).
+pub fn require(choice: TeamChoice) -> TeamChoice {
+    assert!(
+        eagle::ptx::PTX.is_some(),
+        "this build has no PTX (EAGLE_SKIP_PTX=1): a device team cannot be tested"
+    );
+    if choice == TeamChoice::Device
+        && let Some(why) = eagle::device_unavailable_reason()
+    {
+        panic!("needs a CUDA GPU: {why}");
+    }
+    choice
+}
+
+/// One set of device tests for one backend, in a module named `$name`: every check the
+/// emulated device and a real GPU share. `device_tests!(name, choice, sizes)`, or with a
+/// trailing `ignore` for a backend this machine may lack (`#[ignore = "needs a CUDA GPU"]`:
+/// reported as ignored without one, run with `--ignored` where there is one).
+#[macro_export]
+macro_rules! device_tests {
+    ($name:ident, $choice:expr, $sizes:expr) => {
+        $crate::device_tests!(@set $name, $choice, $sizes, []);
+    };
+    ($name:ident, $choice:expr, $sizes:expr, ignore) => {
+        $crate::device_tests!(@set $name, $choice, $sizes, [#[ignore = "needs a CUDA GPU"]]);
+    };
+    (@set $name:ident, $choice:expr, $sizes:expr, [$(#[$attr:meta])*]) => {
+        mod $name {
+            // The caller's names (its `$choice` and `$sizes` are written in its scope).
+            #[allow(unused_imports)]
+            use super::*;
+            use eagle::{Arm, Compaction, DeviceCompaction, Options, Reorder};
+            use $crate::common::device::{self as dev, ARMS, STRATEGIES, Sizes};
+
+            const SIZES: Sizes = $sizes;
+
+            /// The backend under test (fails, saying why, where it cannot run).
+            fn team() -> eagle::TeamChoice {
+                dev::require($choice)
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn equals_host_for_every_arm_and_strategy() {
+                dev::check_all(&team(), SIZES.all);
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn single_sample_and_one_step_cap() {
+                let team = team();
+                for arm in ARMS {
+                    for n in [1, 255, 256, 257] {
+                        dev::check_against_host(&team, n, 3, Options::new(1).arm(arm));
+                        let o = Options::new(10_000)
+                            .arm(arm)
+                            .compaction(Compaction::Always)
+                            .device_compaction(DeviceCompaction::Gather)
+                            .reorder(Reorder::ByPlane("t".into()));
+                        dev::check_against_host(&team, n, 4, o);
+                    }
+                }
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn graph_rules() {
+                let team = team();
+                dev::check_graph_rules(&team, Arm::Graph, SIZES.graph);
+                dev::check_graph_rules(&team, Arm::GraphWhile, SIZES.graph);
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn graph_while_is_one_replay() {
+                let o = Options::new(10_000)
+                    .arm(Arm::GraphWhile)
+                    .compaction(Compaction::Off);
+                let r = dev::check_against_host(&team(), SIZES.while_loop, 11, o);
+                assert_eq!(r.graph_replays, 1, "{r:?}");
+                assert!(r.notes.is_empty(), "{r:?}");
+                assert!(r.done);
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn large_ensemble_each_arm_and_strategy() {
+                let team = team();
+                for arm in ARMS {
+                    for s in STRATEGIES {
+                        let o = Options::new(10_000)
+                            .arm(arm)
+                            .device_compaction(s)
+                            .compaction(Compaction::Auto)
+                            .reorder(Reorder::ByPlane("t".into()));
+                        let r = dev::check_against_host(&team, SIZES.large, 17, o);
+                        println!(
+                            "{} {}: launches {} compactions {} build {:.3} ms notes {:?}",
+                            r.arm,
+                            r.compaction_strategy,
+                            r.launches,
+                            r.compactions,
+                            r.build_s * 1e3,
+                            r.notes
+                        );
+                    }
+                }
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn results_stay_on_the_device_until_to_host() {
+                use eagle::hawk::builtin::Oscillator;
+                let mut e = $crate::common::Ens::varied(300, 8);
+                let start = e.clone();
+                let deployed = eagle::deploy_on(Oscillator, team()).unwrap();
+                assert_eq!(deployed.team().name(), "device");
+                let planes = e.planes(1.0, 1e-3);
+                let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
+                let report = runner.run().unwrap();
+                assert!(report.done);
+                assert_eq!(
+                    runner.plane("x").unwrap(),
+                    &start.x[..],
+                    "run() must not copy home"
+                );
+                runner.to_host().unwrap();
+                assert_ne!(runner.plane("x").unwrap(), &start.x[..]);
+                assert!(runner.terminated().iter().all(|&d| d));
+            }
+        }
+    };
+}
 
 pub const ARMS: [Arm; 3] = [Arm::Simulate, Arm::Graph, Arm::GraphWhile];
 pub const STRATEGIES: [DeviceCompaction; 2] =

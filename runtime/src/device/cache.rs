@@ -11,9 +11,17 @@
 //!   hands it to the driver (`cuModuleLoadData` takes no length).
 //! - Writes go to a temp file in the same directory, then `rename` (atomic on POSIX):
 //!   readers see the old entry or the new one, never half of one.
+//! - Trust: the cache holds code the GPU runs, and its key is computable (PTX, GPU, driver),
+//!   so no other user may be able to plant an entry. A directory this process creates is
+//!   0700 and every entry 0600; a directory or an entry that is not owned by the effective
+//!   user, or that group or others may write, is refused ([`Cache::refused`], [`Cache::load`],
+//!   [`Cache::store`]): the caller notes it and JIT-compiles, as ssh refuses keys in such
+//!   places. The SHA-256 trailer only proves an entry is whole, not whose it is.
 
 use sha2::{Digest, Sha256};
-use std::io::Write;
+use std::fs::Metadata;
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -47,6 +55,36 @@ const FORMAT: &[u8] = b"eagle-build-cache-v1";
 const MAGIC: &[u8; 8] = b"EAGLEC01";
 /// Trailer: image length (u64 LE), SHA-256 of the image, magic.
 const TRAILER: usize = 8 + 32 + MAGIC.len();
+/// The mode of a directory the cache creates: only its owner may enter, read or write it.
+const DIR_MODE: u32 = 0o700;
+/// The mode of an entry: only its owner may read or write it.
+const ENTRY_MODE: u32 = 0o600;
+/// Mode bits that let group or others write: a directory or entry with any of them is refused.
+const WRITABLE_BY_OTHERS: u32 = 0o022;
+
+/// The effective user id of this process: the owner every directory and entry must have.
+fn euid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+/// Why `path` (with metadata `meta`) cannot be trusted to hold code for the GPU: it is owned
+/// by another user than `euid`, or group or others may write it. `None`: it can be trusted.
+fn distrust(path: &Path, meta: &Metadata, euid: u32) -> Option<String> {
+    if meta.uid() != euid {
+        return Some(format!(
+            "{} is owned by uid {}, not by this user (uid {euid})",
+            path.display(),
+            meta.uid()
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    (mode & WRITABLE_BY_OTHERS != 0).then(|| {
+        format!(
+            "{} is writable by group or others (mode {mode:04o})",
+            path.display()
+        )
+    })
+}
 
 /// The cache directory for `setting`, reading the environment through `var` (the process
 /// environment in [`resolve_dir`]); `None` when the cache is off or no directory is known.
@@ -118,15 +156,45 @@ impl Cache {
         self.dir.join(format!("{key}.cubin"))
     }
 
+    /// Why the directory must not be used: it (or the symbolic link naming it) is owned by
+    /// another user, or group or others may write it. `None` when it can be trusted, and
+    /// when it does not exist (yet) or cannot be inspected: [`Cache::store`] creates it, and
+    /// [`Cache::load`] and [`Cache::store`] report what they cannot do.
+    pub fn refused(&self) -> Option<String> {
+        let euid = euid();
+        let link = std::fs::symlink_metadata(&self.dir).ok()?;
+        if link.file_type().is_symlink() && link.uid() != euid {
+            return Some(format!(
+                "{} is a symbolic link owned by uid {}, not by this user (uid {euid})",
+                self.dir.display(),
+                link.uid()
+            ));
+        }
+        let meta = std::fs::metadata(&self.dir).ok()?;
+        distrust(&self.dir, &meta, euid)
+    }
+
     /// The image stored under `key`: `Ok(None)` when there is none, `Err(why)` when the
-    /// entry cannot be read or is truncated or corrupted (it should be rebuilt).
+    /// directory or the entry is not to be trusted ([`Cache::refused`]; the entry's owner
+    /// and mode are checked on the opened file), or the entry cannot be read or is
+    /// truncated or corrupted (it should be rebuilt).
     pub fn load(&self, key: &str) -> Result<Option<Vec<u8>>, String> {
+        if let Some(why) = self.refused() {
+            return Err(format!("{why}: refused"));
+        }
         let path = self.path(key);
-        let mut data = match std::fs::read(&path) {
-            Ok(d) => d,
+        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+        let mut file = match std::fs::File::open(&path) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) => return Err(cannot(e)),
         };
+        let meta = file.metadata().map_err(cannot)?;
+        if let Some(why) = distrust(&path, &meta, euid()) {
+            return Err(format!("{why}: refused"));
+        }
+        let mut data = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut data).map_err(cannot)?;
         let bad = |what: &str| Err(format!("{} is {what}", path.display()));
         if data.len() < TRAILER || &data[data.len() - MAGIC.len()..] != MAGIC {
             return bad("not a complete cache entry");
@@ -143,19 +211,32 @@ impl Cache {
         Ok(Some(data))
     }
 
-    /// Stores `image` under `key`, atomically (temp file + rename); `Err(why)` when the
-    /// directory or the file cannot be written.
+    /// Stores `image` under `key`, atomically (temp file + rename), as an entry of mode
+    /// 0600 in a directory created with mode 0700; `Err(why)` when the directory or the file
+    /// cannot be written, or the directory is not to be trusted ([`Cache::refused`]).
     pub fn store(&self, key: &str, image: &[u8]) -> Result<(), String> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
-        std::fs::create_dir_all(&self.dir)
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(&self.dir)
             .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        if let Some(why) = self.refused() {
+            return Err(format!("{why}: not written"));
+        }
         let tmp = self.dir.join(format!(
             ".{key}.{}.{}.tmp",
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         ));
         let written = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
+            // A new file (never one planted under the temp name), 0600 whatever the umask.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(ENTRY_MODE)
+                .open(&tmp)?;
+            f.set_permissions(std::fs::Permissions::from_mode(ENTRY_MODE))?;
             f.write_all(image)?;
             f.write_all(&(image.len() as u64).to_le_bytes())?;
             f.write_all(&Sha256::digest(image))?;
@@ -309,6 +390,131 @@ mod tests {
             .filter(|n| n.to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(left.is_empty(), "temp file left behind: {left:?}");
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().mode() & 0o7777
+    }
+
+    fn chmod(p: &Path, mode: u32) {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_fresh_directory_is_0700_and_its_entries_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::at(dir.path().join("made/here"));
+        c.store("k", b"image").unwrap();
+        for d in ["made", "made/here"] {
+            assert_eq!(mode(&dir.path().join(d)), 0o700, "{d}");
+        }
+        assert_eq!(mode(&c.path("k")), 0o600);
+        // A rewrite is a new file: 0600 again, even where the old entry was not.
+        chmod(&c.path("k"), 0o644);
+        c.store("k", b"again").unwrap();
+        assert_eq!(mode(&c.path("k")), 0o600);
+        assert_eq!(c.refused(), None);
+        assert_eq!(c.load("k"), Ok(Some(b"again".to_vec())));
+    }
+
+    #[test]
+    fn a_directory_group_or_others_may_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::at(dir.path().join("eagle"));
+        c.store("k", b"image").unwrap();
+        for m in [0o777, 0o770, 0o730, 0o703, 0o1777] {
+            chmod(&dir.path().join("eagle"), m);
+            let why = c.refused().unwrap_or_else(|| panic!("{m:o} trusted"));
+            assert!(why.contains("writable by group or others"), "{why}");
+            assert!(why.contains(&format!("mode {m:04o}")), "{why}");
+            // Neither read (the entry is intact) nor written.
+            let e = c.load("k").unwrap_err();
+            assert!(e.contains("writable by group or others"), "{e}");
+            let e = c.store("other", b"planted?").unwrap_err();
+            assert!(e.contains("not written"), "{e}");
+            assert!(!c.path("other").exists());
+        }
+        // Read-only for group and others is fine (a cache made with the default umask).
+        for m in [0o700, 0o750, 0o755] {
+            chmod(&dir.path().join("eagle"), m);
+            assert_eq!(c.refused(), None, "{m:o}");
+            assert_eq!(c.load("k"), Ok(Some(b"image".to_vec())), "{m:o}");
+        }
+    }
+
+    #[test]
+    fn an_entry_group_or_others_may_write_is_refused_and_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::at(dir.path());
+        for m in [0o666, 0o620, 0o602, 0o622] {
+            c.store("k", b"image").unwrap();
+            chmod(&c.path("k"), m);
+            let e = c.load("k").unwrap_err();
+            assert!(e.contains("writable by group or others"), "{m:o}: {e}");
+            assert!(e.contains(&format!("mode {m:04o}")), "{e}");
+            // The directory itself is still trusted, so the entry can be replaced.
+            assert_eq!(c.refused(), None);
+            c.store("k", b"image").unwrap();
+            assert_eq!(mode(&c.path("k")), 0o600);
+            assert_eq!(c.load("k"), Ok(Some(b"image".to_vec())));
+        }
+        for m in [0o600, 0o640, 0o644, 0o400] {
+            chmod(&c.path("k"), m);
+            assert_eq!(c.load("k"), Ok(Some(b"image".to_vec())), "{m:o}");
+        }
+    }
+
+    #[test]
+    fn what_another_user_owns_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::at(dir.path().join("eagle"));
+        c.store("k", b"image").unwrap();
+        // The rule itself, for any process: checked against a uid that is not the owner.
+        let me = euid();
+        for p in [dir.path().join("eagle"), c.path("k")] {
+            let meta = std::fs::metadata(&p).unwrap();
+            assert_eq!(meta.uid(), me, "made by this process");
+            assert_eq!(distrust(&p, &meta, me), None);
+            let why = distrust(&p, &meta, me + 1).unwrap();
+            assert!(
+                why.contains(&format!("owned by uid {me}, not by this user")),
+                "{why}"
+            );
+        }
+        // Real files of another user: only root can make them (CI runs as root).
+        if me != 0 {
+            println!(
+                "skipped (one case): chown to uid 65534 needs root, this test runs as uid {me}; \
+                 the rule was checked above against another uid"
+            );
+            return;
+        }
+        let nobody = Some(65534);
+        std::os::unix::fs::chown(c.path("k"), nobody, nobody).unwrap();
+        let e = c.load("k").unwrap_err();
+        assert!(
+            e.contains("owned by uid 65534, not by this user (uid 0)"),
+            "{e}"
+        );
+        // The directory is still ours: the entry is replaced by one of our own.
+        c.store("k", b"image").unwrap();
+        assert_eq!(std::fs::metadata(c.path("k")).unwrap().uid(), 0);
+        assert_eq!(c.load("k"), Ok(Some(b"image".to_vec())));
+        // A directory of another user: neither read nor written, even at mode 0700.
+        std::os::unix::fs::chown(dir.path().join("eagle"), nobody, nobody).unwrap();
+        let why = c.refused().unwrap();
+        assert!(why.contains("owned by uid 65534"), "{why}");
+        assert!(c.load("k").unwrap_err().contains("owned by uid 65534"));
+        assert!(c.store("k2", b"x").unwrap_err().contains("not written"));
+        // A symbolic link another user owns, to a directory of ours: refused too.
+        let ours = dir.path().join("ours");
+        let link = dir.path().join("link");
+        Cache::at(&ours).store("k", b"image").unwrap();
+        std::os::unix::fs::symlink(&ours, &link).unwrap();
+        assert_eq!(Cache::at(&link).refused(), None, "our link, our directory");
+        std::os::unix::fs::lchown(&link, nobody, nobody).unwrap();
+        let why = Cache::at(&link).refused().unwrap();
+        assert!(why.contains("symbolic link owned by uid 65534"), "{why}");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! [`obtain`] is written once for every device (CUDA and the emulated device): the built-in
 //! cubin when the device's compute capability equals the cubin's architecture, else the
 //! build cache (a warm start), else a JIT from PTX whose image is stored for next time (a
-//! cold start). Cache trouble never fails a start-up: it adds a note and JIT-compiles.
+//! cold start). Cache trouble never fails a start-up: it adds a note and JIT-compiles; so
+//! does a cache directory or entry that another user owns or may write (see `cache`).
 
 use super::cache::{self, BuildCache, Cache, DeviceIdentity};
 use crate::error::Error;
@@ -171,6 +172,18 @@ pub(crate) fn obtain_in<L: ModuleLoader>(
             )),
         }
     }
+    // A directory another user owns or may write is not used at all (one note, a JIT).
+    let cache = cache.filter(|c| match c.refused() {
+        Some(why) => {
+            notes.push(format!(
+                "build cache: {why}: not used, JIT-compiled instead (use a directory of \
+                 your own that group and others cannot write: `chmod go-w`, or set \
+                 EAGLE_CACHE_DIR)"
+            ));
+            false
+        }
+        None => true,
+    });
     // The key hashes the whole PTX: only worth it with a cache to look in.
     let cache = cache.map(|c| (cache::key(module.ptx, loader.identity()), c));
     if let Some((key, c)) = &cache {
@@ -347,6 +360,40 @@ mod tests {
         assert_eq!(dev.loads, 0, "a corrupt entry never reaches the device");
         assert!(s.notes[0].starts_with("build cache:"), "{:?}", s.notes);
         assert_eq!(c.load(&key), Ok(Some(b"IMG:ptx text".to_vec())));
+    }
+
+    #[test]
+    fn a_cache_others_may_write_is_not_used_one_note_and_a_jit() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cache::at(dir.path().join("shared"));
+        let m = module(None);
+        let mut dev = Mock::new((9, 0));
+        let key = cache::key(m.ptx, &dev.id);
+        // A valid entry, as if planted: it must not be loaded from a world-writable directory.
+        c.store(&key, b"IMG:planted").unwrap();
+        let shared = std::fs::Permissions::from_mode(0o777);
+        std::fs::set_permissions(dir.path().join("shared"), shared).unwrap();
+        let (h, s) = obtain_in(&mut dev, &m, Some(c.clone())).unwrap();
+        assert_eq!(s.source, ModuleSource::Jit);
+        assert_eq!(h, b"IMG:ptx text");
+        assert_eq!((dev.loads, dev.jits), (0, 1), "nothing loaded from it");
+        assert_eq!(s.notes.len(), 1, "{:?}", s.notes);
+        let note = &s.notes[0];
+        assert!(note.starts_with("build cache:"), "{note}");
+        assert!(
+            note.contains("writable by group or others (mode 0777)"),
+            "{note}"
+        );
+        assert!(note.contains("not used"), "{note}");
+        // Nor written to: the planted entry is still there, unchanged.
+        let entries = std::fs::read_dir(dir.path().join("shared"))
+            .unwrap()
+            .count();
+        assert_eq!(entries, 1);
+        let mode = std::fs::Permissions::from_mode(0o700);
+        std::fs::set_permissions(dir.path().join("shared"), mode).unwrap();
+        assert_eq!(c.load(&key), Ok(Some(b"IMG:planted".to_vec())));
     }
 
     #[test]

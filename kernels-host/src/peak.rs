@@ -104,42 +104,57 @@ pub fn host_fp64_peak() -> f64 {
     host_fma_peak(8)
 }
 
-/// The FMA peak for elements of `elem_bytes` (4: FP32, 8: FP64) of this machine (all of
-/// rayon's threads, best ISA): measured once, raised by [`raise_fma_peak`].
+/// The FMA peak for elements of `elem_bytes` (4: FP32, 8: FP64) of this machine on all of
+/// rayon's threads (best ISA): measured once, raised by [`raise_fma_peak`].
 pub fn host_fma_peak(elem_bytes: usize) -> f64 {
-    let mut p = peak_slot(elem_bytes)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if *p == 0.0 {
-        *p = measure_global(elem_bytes);
-    }
-    *p
+    host_fma_peak_on(elem_bytes, rayon::current_num_threads())
 }
 
-/// A rate of `observed` FLOP/s was seen above the FMA peak for `elem_bytes`: the peak was
-/// under-measured (a busy machine reads low). Measures again, keeps the best, and returns
-/// the new peak (still possibly below `observed`: the caller then says so).
-pub fn raise_fma_peak(elem_bytes: usize, observed: f64) -> f64 {
-    let current = host_fma_peak(elem_bytes);
+/// [`host_fma_peak`] on `threads` threads (a row's own thread count).
+pub fn host_fma_peak_on(elem_bytes: usize, threads: usize) -> f64 {
+    let mut peaks = peaks();
+    *peaks
+        .entry((elem_bytes, threads))
+        .or_insert_with(|| measure_on(elem_bytes, threads))
+}
+
+/// A rate of `observed` FLOP/s on `threads` threads was seen above the FMA peak for
+/// `elem_bytes`: the peak was under-measured (a busy machine reads low). Measures again,
+/// keeps the best, and returns the new peak (still possibly below `observed`: the caller
+/// then says so).
+pub fn raise_fma_peak(elem_bytes: usize, threads: usize, observed: f64) -> f64 {
+    let current = host_fma_peak_on(elem_bytes, threads);
     if observed <= current {
         return current;
     }
-    let again = measure_global(elem_bytes);
-    let mut p = peak_slot(elem_bytes)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let again = measure_on(elem_bytes, threads);
+    let mut peaks = peaks();
+    let p = peaks.entry((elem_bytes, threads)).or_insert(again);
     *p = p.max(again);
     *p
 }
 
-fn measure_global(elem_bytes: usize) -> f64 {
-    best_fma_rate(Isa::detect(), elem_bytes, |f| rayon::broadcast(|_| f()))
+/// Best of 7 FMA runs on `threads` threads: on rayon's global pool when that is its size
+/// (a second pool would compete with the global pool's workers, which spin for a while
+/// after a run and would halve the reading), else on a pool of its own.
+fn measure_on(elem_bytes: usize, threads: usize) -> f64 {
+    let isa = Isa::detect();
+    if threads == rayon::current_num_threads() {
+        best_fma_rate(isa, elem_bytes, |f| rayon::broadcast(|_| f()))
+    } else {
+        let pool = pool(threads);
+        best_fma_rate(isa, elem_bytes, |f| pool.broadcast(|_| f()))
+    }
 }
 
-fn peak_slot(elem_bytes: usize) -> &'static std::sync::Mutex<f64> {
-    static F32: std::sync::Mutex<f64> = std::sync::Mutex::new(0.0);
-    static F64: std::sync::Mutex<f64> = std::sync::Mutex::new(0.0);
-    if elem_bytes == 4 { &F32 } else { &F64 }
+/// Peaks measured so far, by (element bytes, threads).
+fn peaks() -> std::sync::MutexGuard<'static, std::collections::HashMap<(usize, usize), f64>> {
+    static PEAKS: OnceLock<std::sync::Mutex<std::collections::HashMap<(usize, usize), f64>>> =
+        OnceLock::new();
+    PEAKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Memory bandwidth of `threads` threads by a STREAM triad (`a = b + s * c` over arrays

@@ -178,7 +178,11 @@ impl Row {
             ),
             // A host row above the measured peak means the peak read low: measure it again.
             _ => (
-                peak::raise_fma_peak(elem_bytes, useful),
+                peak::raise_fma_peak(
+                    elem_bytes,
+                    threads.unwrap_or_else(rayon::current_num_threads),
+                    useful,
+                ),
                 peak::host_bandwidth(),
             ),
         };

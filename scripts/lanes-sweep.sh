@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Issue 11's measurement: every host card row with `lanes: auto` against each fixed width
+# (and on AVX2 with --isa avx2), interleaved rounds, medians per row from the card binary.
+# Usage: scripts/lanes-sweep.sh [rounds] [threads] > sweep.tsv  (build first:
+# cargo build --release -p eagle-cli). The tuning cache is a fresh temporary folder, so
+# the first auto run of each row probes and later ones start from the cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3}
+THREADS=${2:-2}
+CARD=${CARD:-target/release/card}
+export EAGLE_CACHE_DIR=$(mktemp -d)
+WORKLOADS=${WORKLOADS:-"oscillator lorenz-rk4-f64 lorenz-rk4-f32 lorenz-rk78-f64 kepler-rk78"}
+echo -e "round\tworkload\tisa\tlanes\ttime_ms\tpct_peak\tshape"
+for r in $(seq "$ROUNDS"); do
+  for w in $WORKLOADS; do
+    for isa in avx512 avx2; do
+      for lanes in auto 8 16 32 64; do
+        [ "$isa" = avx2 ] && [ "$lanes" = 64 ] && continue
+        args=(--workload "$w" --arm host --threads "$THREADS" --repeat 5 --isa "$isa" --json)
+        [ "$lanes" != auto ] && args+=(--lanes "$lanes")
+        "$CARD" "${args[@]}" 2>/dev/null | python3 -c '
+import json, sys
+c = json.load(sys.stdin); row = c["rows"][0]
+print("\t".join(str(x) for x in [sys.argv[1], row["workload"], sys.argv[2], sys.argv[3],
+      round(row["time_ms"], 2), round(row["flops_pct_of_peak"], 1), row.get("shape")]))
+' "$r" "$isa" "$lanes"
+      done
+    done
+  done
+done

@@ -26,6 +26,10 @@ pub trait HostReal: Real + Lane<Elem = Self, Mask = bool> + crate::buffers::Free
     type X32: Lane<Elem = Self>;
     /// 64 samples per group.
     type X64: Lane<Elem = Self>;
+    /// 8 samples per group as one plain vector (one AVX-512 register of `f64`).
+    type V8: Lane<Elem = Self>;
+    /// 16 samples per group as one plain vector (two AVX-512 registers of `f64`).
+    type V16: Lane<Elem = Self>;
 }
 
 macro_rules! host_real {
@@ -38,6 +42,8 @@ macro_rules! host_real {
             type X16 = Multi<Simd<$t, 4>, 4>;
             type X32 = Simd<$t, 32>;
             type X64 = Simd<$t, 64>;
+            type V8 = Simd<$t, 8>;
+            type V16 = Simd<$t, 16>;
         }
     };
 }
@@ -276,6 +282,18 @@ macro_rules! by_lanes {
     }};
 }
 
+/// On AVX-512, 8 and 16 lanes are plain vectors (whole 512-bit registers); elsewhere
+/// they are `Multi`s of 4-lane vectors (independent dependency chains on AVX2).
+macro_rules! by_lanes_512 {
+    ($f:ident, $K:ident, $lanes:expr) => {{
+        match $lanes {
+            8 => $f::<$K, <$K::Real as HostReal>::V8> as ChunkFn<$K::Real>,
+            16 => $f::<$K, <$K::Real as HostReal>::V16>,
+            w => by_lanes!($f, $K, w),
+        }
+    }};
+}
+
 /// The chunk loop for kernel `K` on `isa` with `lanes` samples per group.
 pub(crate) fn chunk_fn<K: Kernel>(isa: Isa, lanes: usize) -> ChunkFn<K::Real>
 where
@@ -283,7 +301,7 @@ where
 {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => by_lanes!(chunk_avx512, K, lanes),
+        Isa::Avx512 => by_lanes_512!(chunk_avx512, K, lanes),
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => by_lanes!(chunk_avx2, K, lanes),
         _ => by_lanes!(chunk_portable, K, lanes),

@@ -177,6 +177,27 @@ mod tests {
     }
 
     #[test]
+    fn a_package_of_the_workspace_is_found_by_name_with_its_local_dependencies() {
+        let builder_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let k = resolve(
+            builder_dir,
+            &KernelCrate::Package("eagle-test-kernels".into()),
+        )
+        .unwrap();
+        assert_eq!(k.lib_name, "eagle_test_kernels");
+        assert!(k.lib_root.ends_with("tests/kernels/src/lib.rs"), "{k:?}");
+        let root = builder_dir.parent().unwrap();
+        for dep in ["tests/kernels", "kernels-gpu", "kernels-gpu/macros"] {
+            assert!(k.local_dirs.contains(&root.join(dep)), "{dep} not in {k:?}");
+        }
+        check_attributes(&k).unwrap();
+        let e = resolve(builder_dir, &KernelCrate::Package("no-such".into())).unwrap_err();
+        assert!(e.to_string().contains("no package of that name"), "{e}");
+        let e = resolve(builder_dir, &KernelCrate::Path("nowhere".into())).unwrap_err();
+        assert!(e.to_string().contains("no Cargo.toml"), "{e}");
+    }
+
+    #[test]
     fn a_complete_root_passes() {
         let (_d, k) = info(&format!(
             "//! docs\n{NO_STD}\n{GPU_ABI}\nuse hawk::prelude::*;\n"

@@ -106,7 +106,9 @@ def table(t):
     c("PI_LO", rnd(pi - rnd(pi, t), t), "pi - PI_HI")
     s = 600 if f64 else 80
     nch = 24 if f64 else 9
-    arr("TWO_OVER_PI_CHUNKS", parts(2 / pi * mp.mpf(2) ** s, t, nch),
+    with mp.workprec(2000):
+        chunks = parts(2 / mp.pi * mp.mpf(2) ** s, t, nch)
+    arr("TWO_OVER_PI_CHUNKS", chunks,
         f"2/pi * 2^{s} as a sum of {nch} numbers (greedy: each the nearest to what is left)")
     c("PH_SCALE", mp.mpf(2) ** (-s), f"2^-{s}: huge trigonometric arguments are scaled by it (exactly) before the product with TWO_OVER_PI_CHUNKS")
     tgt = mp.mpf(2) ** (-62) if f64 else mp.mpf(2) ** (-30)

@@ -14,13 +14,14 @@
 use super::prim::*;
 use crate::lane::Lane;
 
-/// `e^(rh + rl)` for `|rh| <= ln2/2 + tiny`, `|rl|` tiny, as a double word `(hi, lo)`.
+/// `e^(rh + rl)` for `|rh| <= ln2/2 + tiny`, `|rl|` tiny, as a normalized double word
+/// `(hi, lo)` (`hi = fl(hi + lo)`).
 #[inline(always)]
 pub(crate) fn exp_core<L: Lane>(rh: L, rl: L) -> (L, L) {
     let t = (rh * rh) * poly(rh, E::<L>::EXP_POLY);
     let (s, e) = fast_two_sum(c::<L>(1.0), rh);
     let tail = e + t;
-    (s, tail + rl * (s + tail))
+    fast_two_sum(s, tail + rl * (s + tail))
 }
 
 /// `x = k ln 2 + rh + rl` for `x` clamped to the range where `e^x` is finite or just beyond:
@@ -71,7 +72,7 @@ pub fn exp_m1<L: Lane>(x: L) -> L {
     let (sh, sl) = (scale(s, ki), scale(lo, ki));
     let (a, b) = two_sum(sh, c(-1.0));
     let big = a + (b + sl);
-    let big = L::select(sh.is_finite(), big, sh);
+    let big = L::select(sh.is_finite(), big, scale(s + lo, ki));
     let v = L::select(x.abs().le(c(0.34657359027997264)), small, big);
     L::select(is_nan(x) | x.eq(c(0.0)), x, v)
 }

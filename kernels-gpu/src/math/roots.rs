@@ -53,11 +53,8 @@ pub fn hypot<L: Lane>(x: L, y: L) -> L {
         k(E::<L>::HYPOT_DOWN),
         L::select(small, k(E::<L>::HYPOT_UP), c(1.0)),
     );
-    let unscale = L::select(
-        big,
-        k(E::<L>::HYPOT_UP),
-        L::select(small, k(E::<L>::HYPOT_DOWN), c(1.0)),
-    );
+    // A power of two: exact.
+    let unscale = c::<L>(1.0) / s;
     let (a, b) = (a0 * s, b0 * s);
     let h = a.mul_add(a, b * b).sqrt();
     let h_sq = h * h;

@@ -11,20 +11,20 @@ use super::reduce::reduce;
 use crate::bits::IntLane;
 use crate::lane::Lane;
 
-/// `sin(rh + rl)` as a double word.
+/// `sin(rh + rl)` as a normalized double word.
 #[inline(always)]
 fn sin_kernel<L: Lane>(rh: L, rl: L, z: L) -> (L, L) {
     let lo = (rh * z) * poly(z, E::<L>::SIN_POLY) + rl * (c::<L>(1.0) - c::<L>(0.5) * z);
-    (rh, lo)
+    fast_two_sum(rh, lo)
 }
 
-/// `cos(rh + rl)` as a double word.
+/// `cos(rh + rl)` as a normalized double word.
 #[inline(always)]
 fn cos_kernel<L: Lane>(rh: L, rl: L, z: L) -> (L, L) {
     let hz = c::<L>(0.5) * z;
     let w = c::<L>(1.0) - hz;
     let lo = ((c::<L>(1.0) - w) - hz) + ((z * z) * poly(z, E::<L>::COS_POLY) - rh * rl);
-    (w, lo)
+    fast_two_sum(w, lo)
 }
 
 /// Reduction and both kernels: `(q, sin, cos)` of the reduced argument, as double words.

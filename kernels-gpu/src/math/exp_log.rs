@@ -2,26 +2,34 @@
 //!
 //! **exp** (Cody-Waite and Tang's scheme as in fdlibm): `k = round(x / ln 2)`,
 //! `r = x - k ln 2` with `ln 2 = LN2_HI + LN2_LO` (`k * LN2_HI` exact), then
-//! `e^r = 1 + r + r^2 P(r)` with the Taylor coefficients `1/i!` (degree 13 in `f64`, 7 in
-//! `f32`; `|r| <= ln2/2`), summed as a double word, and `2^k` from the exponent bits.
+//! `e^r = 1 + r + r^2/2 + r^3 P(r)` with the Taylor coefficients `1/i!` (degree 14 in
+//! `f64`, 8 in `f32`; `|r| <= ln2/2`), `1 + r + r^2/2` in double words, and `2^k` from the
+//! exponent bits.
 //! **exp2** reduces `x - round(x)` exactly and multiplies it by ln 2 as a double word.
-//! **exp_m1** uses `x + x^2 P(x)` for `|x| <= ln2/2` and `2^k e^r - 1` in double words beyond.
-//! **ln, log2, log10, ln_1p** (fdlibm's `log`): `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`,
-//! `f = m - 1`, `s = f / (2 + f)`, `ln(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))` with the
-//! Taylor coefficients `2/(2i+1)` of `atanh`; the sum with `e * ln 2` (or the product with
-//! `1/ln 2`, `1/ln 10`) is done in double words and rounded once.
+//! **exp_m1** uses `x + x^2/2 + x^3 P(x)` (the first two terms in double words) for
+//! `|x| <= ln2/2` and `2^k e^r - 1` in double words beyond.
+//! **ln, log2, log10, ln_1p**: `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`,
+//! `s = f / (2 + f)` in double words, `ln m = 2 atanh s = 2s + 2s^3/3 + s^5 P(s^2)` (Taylor
+//! coefficients `2/(2i+1)`; the first two terms in double words), plus `e ln 2` with
+//! `ln 2 = LN2_HI + LN2_LO`: `ln x` as a double word good to about `2^-(2p-8)`, then the
+//! product with `1/ln 2` or `1/ln 10` (double words) rounded once. The same `ln x` feeds
+//! `powf`.
 
 use super::prim::*;
 use crate::lane::Lane;
 
 /// `e^(rh + rl)` for `|rh| <= ln2/2 + tiny`, `|rl|` tiny, as a normalized double word
-/// `(hi, lo)` (`hi = fl(hi + lo)`).
+/// `(hi, lo)` (`hi = fl(hi + lo)`): `1 + r + r^2/2` in double words, `r^3 P(r)` in working
+/// precision, so the pair is accurate to about `2^-(p+6)` relative.
 #[inline(always)]
 pub(crate) fn exp_core<L: Lane>(rh: L, rl: L) -> (L, L) {
-    let t = (rh * rh) * poly(rh, E::<L>::EXP_POLY);
+    let (sq, sql) = two_prod(rh, rh);
+    let (h, hl) = (sq * c(0.5), sql * c(0.5));
+    let t3 = (sq * rh) * poly(rh, &E::<L>::EXP_POLY[1..]);
     let (s, e) = fast_two_sum(c::<L>(1.0), rh);
-    let tail = e + t;
-    fast_two_sum(s, tail + rl * (s + tail))
+    let (s2, e2) = fast_two_sum(s, h);
+    let tail = ((e + e2) + hl) + t3;
+    fast_two_sum(s2, tail + rl * (s2 + tail))
 }
 
 /// `x = k ln 2 + rh + rl` for `x` clamped to the range where `e^x` is finite or just beyond:
@@ -66,7 +74,10 @@ pub fn exp2<L: Lane>(x: L) -> L {
 /// `e^x - 1`, accurate near 0.
 #[inline(always)]
 pub fn exp_m1<L: Lane>(x: L) -> L {
-    let small = x + (x * x) * poly(x, E::<L>::EXP_POLY);
+    let (sq, sql) = two_prod(x, x);
+    let (h, hl) = (sq * c(0.5), sql * c(0.5));
+    let (a0, b0) = fast_two_sum(x, h);
+    let small = a0 + (b0 + (hl + (sq * x) * poly(x, &E::<L>::EXP_POLY[1..])));
     let (ki, rh, rl) = exp_reduce(x);
     let (s, lo) = exp_core(rh, rl);
     let (sh, sl) = (scale(s, ki), scale(lo, ki));
@@ -77,55 +88,39 @@ pub fn exp_m1<L: Lane>(x: L) -> L {
     L::select(is_nan(x) | x.eq(c(0.0)), x, v)
 }
 
-/// `ln x = e ln 2 + f + c` for positive finite `x`: `(e, f, c)` (`f` exact, `c` small).
+/// `ln x * (mh + ml) + extra` rounded once, from `ln x` in double words; the special
+/// values of a logarithm.
 #[inline(always)]
-fn log_parts<L: Lane>(x: L) -> (L, L, L) {
-    let (e, m) = split_exponent(x);
-    let f = m - c(1.0);
-    let hfsq = c::<L>(0.5) * f * f;
-    let s = f / (c::<L>(2.0) + f);
-    let z = s * s;
-    let r = z * poly(z, E::<L>::LOG_POLY);
-    (e, f, s * (hfsq + r) - hfsq)
-}
-
-/// `(e ln 2 + f + c) * (mh + ml) + extra`, for `ln x = e ln 2 + f + c` and `e * eh` exact
-/// (`eh + el` is `ln 2 * (mh + ml)`), rounded once; the special values of a logarithm.
-#[inline(always)]
-fn log_base<L: Lane>(x: L, mh: L, ml: L, eh: L, el: L, extra: L) -> L {
-    let (e, f, cc) = log_parts(x);
-    let ph = f * mh;
-    let pl = f.mul_add(mh, -ph) + (f * ml + cc * mh);
-    let (s, err) = two_sum(e * eh, ph);
-    let v = s + (err + (pl + e.mul_add(el, extra)));
+fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
+    let ok = x.gt(c(0.0)) & x.is_finite();
+    let (hh, ll) = ln_dd(L::select(ok, x, c(1.0)));
+    let ll = ll + extra;
+    let ph = hh * mh;
+    let v = ph + (hh.mul_add(mh, -ph) + (hh * ml + ll * mh));
     let special = L::select(
         x.eq(c(0.0)),
         c(f64::NEG_INFINITY),
         L::select(x.lt(c(0.0)), nan(), x),
     );
-    L::select(x.gt(c(0.0)) & x.is_finite(), v, special)
+    L::select(ok, v, special)
 }
 
 /// Natural logarithm.
 #[inline(always)]
 pub fn ln<L: Lane>(x: L) -> L {
-    let z = c(0.0);
-    log_base(x, c(1.0), z, k(E::<L>::LN2_HI), k(E::<L>::LN2_LO), z)
+    log_times(x, c(1.0), c(0.0), c(0.0))
 }
 
 /// Base-2 logarithm.
 #[inline(always)]
 pub fn log2<L: Lane>(x: L) -> L {
-    let (mh, ml) = (k(E::<L>::LOG2E), k(E::<L>::LOG2E_TAIL));
-    log_base(x, mh, ml, c(1.0), c(0.0), c(0.0))
+    log_times(x, k(E::<L>::LOG2E), k(E::<L>::LOG2E_TAIL), c(0.0))
 }
 
 /// Base-10 logarithm.
 #[inline(always)]
 pub fn log10<L: Lane>(x: L) -> L {
-    let (mh, ml) = (k(E::<L>::LOG10E), k(E::<L>::LOG10E_TAIL));
-    let (eh, el) = (k(E::<L>::LOG10_2_HI), k(E::<L>::LOG10_2_LO));
-    log_base(x, mh, ml, eh, el, c(0.0))
+    log_times(x, k(E::<L>::LOG10E), k(E::<L>::LOG10E_TAIL), c(0.0))
 }
 
 /// `ln(1 + x)`, accurate near 0: `ln u + (x - (u - 1)) / u` for `u = fl(1 + x)`.
@@ -134,13 +129,13 @@ pub fn ln_1p<L: Lane>(x: L) -> L {
     let u = c::<L>(1.0) + x;
     let d = (x - (u - c(1.0))) / u;
     let d = L::select(d.is_finite(), d, c(0.0));
-    let z = c(0.0);
-    let v = log_base(u, c(1.0), z, k(E::<L>::LN2_HI), k(E::<L>::LN2_LO), d);
+    let v = log_times(u, c(1.0), c(0.0), d);
     L::select(x.eq(c(0.0)), x, v)
 }
 
-/// `ln x` for positive finite `x` as a double word accurate to about `2^-(2p-40)` relative
-/// (for `powf`): the `s^3` term of `atanh` in double words, the rest in working precision.
+/// `ln x` for positive finite `x` as a normalized double word, accurate to about
+/// `2^-(2p-8)` relative: the `s` and `s^3` terms of `atanh` in double words, the rest in
+/// working precision.
 #[inline(always)]
 pub(crate) fn ln_dd<L: Lane>(x: L) -> (L, L) {
     let (e, m) = split_exponent(x);

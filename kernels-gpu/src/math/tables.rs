@@ -28,7 +28,7 @@ impl Consts for f64 {
     const TWO_THIRDS: Self = 0.6666666666666666_f64;
     /// 2/3 - TWO_THIRDS
     const TWO_THIRDS_TAIL: Self = 3.700743415417188e-17_f64;
-    /// Taylor coefficients 1/i! of e^r, i = 2..13 (|r| <= ln2/2)
+    /// Taylor coefficients 1/i! of e^r, i = 2..14 (|r| <= ln2/2)
     const EXP_POLY: &'static [Self] = &[
         0.5_f64,
         0.16666666666666666_f64,
@@ -42,19 +42,7 @@ impl Consts for f64 {
         2.505210838544172e-08_f64,
         2.08767569878681e-09_f64,
         1.6059043836821613e-10_f64,
-    ];
-    /// Taylor coefficients 2/(2i+1), i = 1..10, of (ln((1+s)/(1-s)) - 2s)/s^3 in s^2
-    const LOG_POLY: &'static [Self] = &[
-        0.6666666666666666_f64,
-        0.4_f64,
-        0.2857142857142857_f64,
-        0.2222222222222222_f64,
-        0.18181818181818182_f64,
-        0.15384615384615385_f64,
-        0.13333333333333333_f64,
-        0.11764705882352941_f64,
-        0.10526315789473684_f64,
-        0.09523809523809523_f64,
+        1.1470745597729725e-11_f64,
     ];
     /// Taylor coefficients 2/(2i+1), i = 2..12: the s^5 and later terms of ln((1+s)/(1-s))
     const POW_LOG_POLY: &'static [Self] = &[
@@ -244,7 +232,7 @@ impl Consts for f32 {
     const TWO_THIRDS: Self = 0.6666666865348816_f32;
     /// 2/3 - TWO_THIRDS
     const TWO_THIRDS_TAIL: Self = -1.9868215517249155e-08_f32;
-    /// Taylor coefficients 1/i! of e^r, i = 2..7 (|r| <= ln2/2)
+    /// Taylor coefficients 1/i! of e^r, i = 2..8 (|r| <= ln2/2)
     const EXP_POLY: &'static [Self] = &[
         0.5_f32,
         0.1666666716337204_f32,
@@ -252,14 +240,7 @@ impl Consts for f32 {
         0.008333333767950535_f32,
         0.0013888889225199819_f32,
         0.00019841270113829523_f32,
-    ];
-    /// Taylor coefficients 2/(2i+1), i = 1..5, of (ln((1+s)/(1-s)) - 2s)/s^3 in s^2
-    const LOG_POLY: &'static [Self] = &[
-        0.6666666865348816_f32,
-        0.4000000059604645_f32,
-        0.2857142984867096_f32,
-        0.2222222238779068_f32,
-        0.1818181872367859_f32,
+        2.4801587642286904e-05_f32,
     ];
     /// Taylor coefficients 2/(2i+1), i = 2..6: the s^5 and later terms of ln((1+s)/(1-s))
     const POW_LOG_POLY: &'static [Self] = &[

@@ -18,21 +18,21 @@ fn sin_kernel<L: Lane>(rh: L, rl: L, z: L) -> (L, L) {
     fast_two_sum(rh, lo)
 }
 
-/// `cos(rh + rl)` as a normalized double word.
+/// `cos(rh + rl)` as a normalized double word (`z + zl = rh^2` exactly).
 #[inline(always)]
-fn cos_kernel<L: Lane>(rh: L, rl: L, z: L) -> (L, L) {
+fn cos_kernel<L: Lane>(rh: L, rl: L, z: L, zl: L) -> (L, L) {
     let hz = c::<L>(0.5) * z;
     let w = c::<L>(1.0) - hz;
-    let lo = ((c::<L>(1.0) - w) - hz) + ((z * z) * poly(z, E::<L>::COS_POLY) - rh * rl);
-    fast_two_sum(w, lo)
+    let tail = (z * z) * poly(z, E::<L>::COS_POLY) - (c::<L>(0.5) * zl + rh * rl);
+    fast_two_sum(w, ((c::<L>(1.0) - w) - hz) + tail)
 }
 
 /// Reduction and both kernels: `(q, sin, cos)` of the reduced argument, as double words.
 #[inline(always)]
 fn both<L: Lane>(x: L) -> (L::Int, (L, L), (L, L)) {
     let (q, rh, rl) = reduce(x);
-    let z = rh * rh;
-    (q, sin_kernel(rh, rl, z), cos_kernel(rh, rl, z))
+    let (z, zl) = two_prod(rh, rh);
+    (q, sin_kernel(rh, rl, z), cos_kernel(rh, rl, z, zl))
 }
 
 /// NaN for infinite arguments, `x` itself for NaN and zeros (keeps the sign of -0).

@@ -84,6 +84,9 @@ def table(t):
     n_exp = 14 if f64 else 8
     arr("EXP_POLY", [1 / fact(i) for i in range(2, n_exp + 1)],
         f"Taylor coefficients 1/i! of e^r, i = 2..{n_exp} (|r| <= ln2/2)")
+    n_log = 10 if f64 else 5
+    arr("LOG_POLY", [mp.mpf(2) / (2 * i + 1) for i in range(1, n_log + 1)],
+        f"Taylor coefficients 2/(2i+1), i = 1..{n_log}, of (ln((1+s)/(1-s)) - 2s)/s^3 in s^2")
     n_plog = 11 if f64 else 5
     arr("POW_LOG_POLY", [mp.mpf(2) / (2 * i + 1) for i in range(2, n_plog + 2)],
         f"Taylor coefficients 2/(2i+1), i = 2..{n_plog + 1}: the s^5 and later terms of ln((1+s)/(1-s))")

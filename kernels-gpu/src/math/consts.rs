@@ -30,6 +30,8 @@ pub trait Consts: Sized + Copy + 'static {
     const TWO_THIRDS_TAIL: Self;
     /// Taylor coefficients 1/i! of e^r, i = 2.. (|r| <= ln2/2)
     const EXP_POLY: &'static [Self];
+    /// Taylor coefficients 2/(2i+1), i = 1.., of (ln((1+s)/(1-s)) - 2s)/s^3 in s^2
+    const LOG_POLY: &'static [Self];
     /// Taylor coefficients 2/(2i+1), i = 2..: the s^5 and later terms of ln((1+s)/(1-s))
     const POW_LOG_POLY: &'static [Self];
     /// Taylor coefficients (-1)^i/(2i+1)!, i = 1.., of (sin r - r)/r^3 in r^2

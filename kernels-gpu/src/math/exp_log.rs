@@ -105,10 +105,26 @@ fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
     L::select(ok, v, special)
 }
 
-/// Natural logarithm.
+/// Natural logarithm (fdlibm's `log`: `ln(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`, `R` the
+/// Taylor series of `atanh` in `s^2`; one division, cheaper than the double-word `ln_dd`,
+/// and within 0.9 ulp).
 #[inline(always)]
 pub fn ln<L: Lane>(x: L) -> L {
-    log_times(x, c(1.0), c(0.0), c(0.0))
+    let ok = x.gt(c(0.0)) & x.is_finite();
+    let (e, m) = split_exponent(L::select(ok, x, c(1.0)));
+    let f = m - c(1.0);
+    let hfsq = c::<L>(0.5) * f * f;
+    let s = f / (c::<L>(2.0) + f);
+    let z = s * s;
+    let r = z * poly(z, E::<L>::LOG_POLY);
+    let lo = e.mul_add(k(E::<L>::LN2_LO), s * (hfsq + r));
+    let v = e.mul_add(k(E::<L>::LN2_HI), -((hfsq - lo) - f));
+    let special = L::select(
+        x.eq(c(0.0)),
+        c(f64::NEG_INFINITY),
+        L::select(x.lt(c(0.0)), nan(), x),
+    );
+    L::select(ok, v, special)
 }
 
 /// Base-2 logarithm.
@@ -141,9 +157,11 @@ pub(crate) fn ln_dd<L: Lane>(x: L) -> (L, L) {
     let (e, m) = split_exponent(x);
     let f = m - c(1.0);
     let (dh, dl) = fast_two_sum(c::<L>(2.0), f);
-    let sh = f / dh;
+    // One division: `sh` is faithful, and its remainder is still exact.
+    let inv = c::<L>(1.0) / dh;
+    let sh = f * inv;
     let rem = (-sh).mul_add(dh, f);
-    let sl = (rem - sh * dl) / dh;
+    let sl = (rem - sh * dl) * inv;
     let (zh, zl) = two_prod(sh, sh);
     let s3h = zh * sh;
     let s3l = zh.mul_add(sh, -s3h) + zl * sh;

@@ -67,8 +67,9 @@ unsafe fn run_all_avx512<L: Lane>(xs: &[L::Elem], ys: &[L::Elem]) -> Vec<Vec<L::
 }
 
 /// Every lane type of the host team, every ISA this CPU has: `(name, outputs)`.
-fn every_lane<R: hawk_host::HostReal>(xs: &[R], ys: &[R]) -> Vec<(String, Vec<Vec<R>>)>
+fn every_lane<R>(xs: &[R], ys: &[R]) -> Vec<(String, Vec<Vec<R>>)>
 where
+    R: hawk_host::HostReal,
     Simd<R, 2>: Lane<Elem = R>,
     Simd<R, 4>: Lane<Elem = R>,
     Simd<R, 32>: Lane<Elem = R>,

@@ -1,6 +1,6 @@
 //! A kernel that calls every elementary function of [`crate::math`] once per step, in `f64`
-//! and `f32`: the PTX test assembles it (no spills allowed) and the device tests compare its
-//! results on the emulated GPU with the host team's, bit for bit. `x` should lie in (0, 1).
+//! and `f32`, so the PTX test assembles all of them for the GPU (no spills allowed). `x`
+//! should lie in (0, 1).
 #![allow(missing_docs)]
 
 use crate::prelude::*;

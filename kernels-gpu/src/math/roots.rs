@@ -34,7 +34,7 @@ pub fn cbrt<L: Lane>(x: L) -> L {
     }
     let (y2, y2l) = two_prod(y, y);
     let res = y.mul_add(y2, -a) + y * y2l;
-    y = y - res / (c::<L>(3.0) * y2);
+    y -= res / (c::<L>(3.0) * y2);
     let (_, ki) = round_int(kq);
     let v = copysign(y * pow2::<L>(ki), x);
     L::select(x.is_finite() & !x.eq(c(0.0)), v, x)

@@ -35,10 +35,10 @@ fn both<L: Lane>(x: L) -> (L::Int, (L, L), (L, L)) {
     (q, sin_kernel(rh, rl, z), cos_kernel(rh, rl, z, zl))
 }
 
-/// NaN for infinite arguments, `x` itself for NaN and zeros (keeps the sign of -0).
+/// NaN for infinite and NaN arguments, `x` itself for zeros (keeps the sign of -0).
 #[inline(always)]
 fn finish_odd<L: Lane>(x: L, v: L) -> L {
-    let v = L::select(x.is_finite(), v, x - x);
+    let v = L::select(x.is_finite(), v, nan());
     L::select(x.eq(c(0.0)), x, v)
 }
 
@@ -54,7 +54,7 @@ pub fn sin_cos<L: Lane>(x: L) -> (L, L) {
     let sv = L::select(q.and(two).eq(two), -sv, sv);
     let cv = L::select(swap, s, co);
     let cv = L::select(q.add(one).and(two).eq(two), -cv, cv);
-    (finish_odd(x, sv), L::select(x.is_finite(), cv, x - x))
+    (finish_odd(x, sv), L::select(x.is_finite(), cv, nan()))
 }
 
 /// Sine.

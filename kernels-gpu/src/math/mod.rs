@@ -15,10 +15,44 @@
 //!
 //! ## Accuracy
 //!
-//! Measured against MPFR (`rug`), as the largest error in ulps of the correctly rounded
-//! result (`|computed - exact| / ulp(exact)`), by `kernels-gpu/tests/math_accuracy.rs`:
+//! Measured against MPFR (`rug`, 200 bits), as the largest error in ulps
+//! (`|computed - exact| / ulp(exact)`, the ulp of `exact`'s binade, subnormal ulps below),
+//! over 10^6 random arguments per function and type (half log-uniform over the function's
+//! working range, half over every finite magnitude, both signs; two-argument functions as
+//! in the test) plus the special values (±0, ±inf, NaN, subnormals, the largest finite
+//! values, the overflow and underflow thresholds, `k pi/2` and its neighbours for
+//! `k < 2000` and up to `2^52`, the hardest `f64` case for pi/2 reduction
+//! `6381956970095103 * 2^797`), whose results also match C99 exactly (signed zeros,
+//! infinities, NaN). Every entry is below 1 ulp:
 //!
-//! ACCURACY_TABLE
+//! | function | f64: max ulp | at | f32: max ulp | at |
+//! | --- | --- | --- | --- | --- |
+//! | `sin` | 0.742 | `9.173251895621147e100` | 0.733 | `-2.851025085449219e2` |
+//! | `cos` | 0.770 | `7.616128122571618e83` | 0.755 | `4.402394921875e4` |
+//! | `tan` | 0.871 | `8.685773154049867e0` | 0.893 | `-1.2098194193490924e21` |
+//! | `asin` | 0.631 | `-5.392051015820742e-1` | 0.643 | `-5.340464115142822e-1` |
+//! | `acos` | 0.613 | `5.461653861169999e-1` | 0.575 | `5.921543836593628e-1` |
+//! | `atan` | 0.648 | `-2.4851610781892983e0` | 0.652 | `-2.674335479736328e0` |
+//! | `sinh` | 0.752 | `-8.194442815083516e-1` | 0.770 | `-7.946603894233704e-1` |
+//! | `cosh` | 0.510 | `-7.286365657429133e0` | 0.750 | `-8.930965423583984e1` |
+//! | `tanh` | 0.725 | `5.38385907314016e-1` | 0.762 | `-5.284927487373352e-1` |
+//! | `exp` | 0.621 | `-7.084291433844985e2` | 0.829 | `-8.737610626220703e1` |
+//! | `exp2` | 0.515 | `4.2536223593050046e1` | 0.729 | `-1.2657002258300781e2` |
+//! | `exp_m1` | 0.557 | `3.482945368797394e-1` | 0.742 | `8.655504608154297e1` |
+//! | `ln` | 0.834 | `7.007854177523528e-1` | 0.804 | `7.05365002155304e-1` |
+//! | `log2` | 0.500 | `1.3794326917046398e0` | 0.500 | `7.137764692306519e-1` |
+//! | `log10` | 0.500 | `7.223813856910712e-1` | 0.500 | `1.4439983367919922e0` |
+//! | `ln_1p` | 0.654 | `1.7957534644306508e-16` | 0.660 | `-9.685611246368353e-8` |
+//! | `cbrt` | 0.500 | `2.1306613310728747e-5` | 0.500 | `-8.353597670793533e-2` |
+//! | `recip` | 0.500 | `9.999999999999999e-1` | 0.500 | `9.999999403953552e-1` |
+//! | `atan2` | 0.720 | `(-7.27604877820742e2, -3.178576639548388e2)` | 0.708 | `(4.985876148566604e-4, 3.827722102869302e-4)` |
+//! | `hypot` | 0.500 | `(-3.616804293571486e-151, 2.1740264657184422e-156)` | 0.743 | `(1.0260727745325608e-40, 6.451388954458774e-39)` |
+//! | `powf` | 0.741 | `(2.8788916986654654e3, -8.9e1)` | 0.875 | `(-1.9464257638901472e-3, 1.4e1)` |
+//!
+//! Command: `cargo test --release -p hawk --test math_accuracy -- --ignored --nocapture`
+//! (about 3 minutes on 2 cores); CI runs the same with 2 x 10^4 arguments per function.
+//! Trigonometric arguments of any size are reduced exactly (Payne-Hanek beyond 2^30 in
+//! `f64`, 2^17 in `f32`), so `sin(1e300)` is as accurate as `sin(1)`.
 //!
 //! The rounding functions (`floor`, `ceil`, `round`, `trunc`, `fract`, `copysign`,
 //! `signum`) are exact; `recip` is one correctly rounded division.

@@ -106,11 +106,13 @@ pub(crate) fn pow2<L: Lane>(n: L::Int) -> L {
     L::from_bits(biased.shl(E::<L>::MANT_BITS))
 }
 
-/// `y * 2^n` for `n` up to twice the normal exponent range, rounded once (two exact
+/// `y * 2^n` for `n` up to twice the normal exponent range (and above -2^20), rounded once (two exact
 /// scalings of which only the last can round, into the subnormals or to infinity).
 #[inline(always)]
 pub(crate) fn scale<L: Lane>(y: L, n: L::Int) -> L {
-    let n1 = n.shr(1);
+    // floor(n / 2) with a logical shift (AVX2 has no 64-bit arithmetic one): n > -2^20.
+    let off = L::Int::splat(1 << 20);
+    let n1 = n.add(off).lshr(1).sub(L::Int::splat(1 << 19));
     y * pow2::<L>(n1) * pow2::<L>(n.sub(n1))
 }
 
@@ -125,7 +127,7 @@ pub(crate) fn split_exponent<L: Lane>(x: L) -> (L, L) {
     let one = L::Int::splat(E::<L>::EXP_BIAS << E::<L>::MANT_BITS);
     let m = L::from_bits(bits.and(mant).or(one));
     let ebits = bits
-        .shr(E::<L>::MANT_BITS)
+        .lshr(E::<L>::MANT_BITS)
         .sub(L::Int::splat(E::<L>::EXP_BIAS));
     let big = m.gt(c(core::f64::consts::SQRT_2));
     let m = L::select(big, m * c(0.5), m);

@@ -115,6 +115,9 @@ fn bench(c: &mut Criterion) {
             });
         }
         if Isa::Avx2.available() {
+            g.bench_function(BenchmarkId::from_parameter("hawk avx2 x4"), |b| {
+                b.iter(|| unsafe { hawk_avx2::<Simd<f64, 4>>(f, black_box(&x), &y, &mut out) })
+            });
             g.bench_function(BenchmarkId::from_parameter("hawk avx2 x8 multi"), |b| {
                 b.iter(|| unsafe {
                     hawk_avx2::<Multi<Simd<f64, 4>, 2>>(f, black_box(&x), &y, &mut out)

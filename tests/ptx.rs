@@ -40,14 +40,20 @@ fn parse_ptxas(log: &str) -> Vec<(String, u32, u32, u32, u32)> {
             .parse()
             .unwrap()
     };
+    // Every "Function properties for NAME" line, then its properties line; the "Used N
+    // registers" line belongs to it only if it comes before the next function's block
+    // (functions it calls print their own blocks in between, without one).
+    let lines: Vec<&str> = log.lines().collect();
     let mut out = Vec::new();
-    let mut lines = log.lines();
-    while let Some(l) = lines.next() {
+    for (i, l) in lines.iter().enumerate() {
         if let Some(rest) = l.split("Function properties for ").nth(1) {
-            let props = lines.next().expect("properties line");
-            let regs_line = lines.find(|l| l.contains("Used")).expect("registers line");
-            let regs = regs_line.split("Used ").nth(1).unwrap();
-            let regs: u32 = regs.split_whitespace().next().unwrap().parse().unwrap();
+            let props = lines.get(i + 1).expect("properties line");
+            let regs = lines[i + 1..]
+                .iter()
+                .skip(1)
+                .take_while(|l| !l.contains("Function properties for "))
+                .find_map(|l| l.split("Used ").nth(1))
+                .map_or(0, |r| r.split_whitespace().next().unwrap().parse().unwrap());
             out.push((
                 rest.trim().to_owned(),
                 regs,
@@ -106,6 +112,14 @@ fn embedded_ptx_assembles_for_sm_90_without_spills() {
         funcs.iter().any(|f| f.0 == "hawk_oscillator"),
         "ptxas reported no hawk_oscillator:\n{log}"
     );
+    // Every entry of the PTX must have been read from ptxas's report.
+    for entry in ptx.split(".entry ").skip(1) {
+        let name = entry.split('(').next().unwrap().trim();
+        assert!(
+            funcs.iter().any(|f| f.0 == name),
+            "ptxas reported nothing read for entry {name}:\n{log}"
+        );
+    }
     for (name, regs, stack, stores, loads) in &funcs {
         println!(
             "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill loads"

@@ -7,7 +7,8 @@ pub mod lorenz;
 pub mod oscillator;
 
 pub use elementary::{
-    Elementary, ElementaryF32, ElementaryF32Planes, ElementaryPlanes, elementary, elementary_f32,
+    MathExpLog, MathExpLogF32, MathHyperbolic, MathHyperbolicF32, MathInverse, MathInverseF32,
+    MathPow, MathPowF32, MathRounding, MathRoundingF32, MathTrig, MathTrigF32,
 };
 pub use kepler::{KeplerRk78, KeplerRk78Planes, kepler_rk78};
 pub use lorenz::{

@@ -1,9 +1,10 @@
-//! # Elementary functions, written once over [`Lane`]
+//! # Elementary functions, written once over [`Lane`](crate::Lane)
 //!
-//! `sin`, `cos`, `exp`, `ln`, `powf`, ... as [`Lane`] methods named as `f64`'s in std, for
+//! `sin`, `cos`, `exp`, `ln`, `powf`, ... as [`Lane`](crate::Lane) methods named as `f64`'s in std, for
 //! `f64` and `f32` lanes. Each is implemented once, generic over the lane, from operations
 //! that round the same on every target: IEEE `+ - * /`, `sqrt`, fused `mul_add`, selects,
-//! and the integer/bit operations of [`Lane::Int`] for the range reductions. So a kernel
+//! and the integer/bit operations of [`Lane::Int`](crate::Lane::Int) for the range
+//! reductions. So a kernel
 //! gets the same bits from the scalar lane, every SIMD width and ISA of the host team,
 //! `Multi` lanes and the GPU; and the host team runs them vectorized.
 //!
@@ -71,10 +72,8 @@ pub mod trig;
 
 pub use consts::{Consts, Format};
 
-#[allow(unused_imports)]
-use crate::lane::Lane;
-
-/// The elementary-function methods of [`Lane`], each calling its one generic implementation.
+/// The elementary-function methods of [`Lane`](crate::Lane), each calling its one generic
+/// implementation.
 macro_rules! lane_methods {
     () => {
         /// Per lane sine ([`crate::math::trig`]).

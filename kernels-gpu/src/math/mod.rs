@@ -1,7 +1,7 @@
 //! # Elementary functions, written once over [`Lane`](crate::Lane)
 //!
-//! `sin`, `cos`, `exp`, `ln`, `powf`, ... as [`Lane`](crate::Lane) methods named as `f64`'s in std, for
-//! `f64` and `f32` lanes. Each is implemented once, generic over the lane, from operations
+//! `sin`, `cos`, `exp`, `ln`, `powf`, ... as [`Lane`](crate::Lane) methods named as `f64`'s
+//! in std, for `f64` and `f32` lanes. Each is implemented once, generic over the lane, from operations
 //! that round the same on every target: IEEE `+ - * /`, `sqrt`, fused `mul_add`, selects,
 //! and the integer/bit operations of [`Lane::Int`](crate::Lane::Int) for the range
 //! reductions. So a kernel

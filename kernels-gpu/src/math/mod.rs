@@ -1,12 +1,11 @@
 //! # Elementary functions, written once over [`Lane`](crate::Lane)
 //!
-//! `sin`, `cos`, `exp`, `ln`, `powf`, ... as [`Lane`](crate::Lane) methods named as `f64`'s
-//! in std, for `f64` and `f32` lanes. Each is implemented once, generic over the lane, from operations
-//! that round the same on every target: IEEE `+ - * /`, `sqrt`, fused `mul_add`, selects,
-//! and the integer/bit operations of [`Lane::Int`](crate::Lane::Int) for the range
-//! reductions. So a kernel
-//! gets the same bits from the scalar lane, every SIMD width and ISA of the host team,
-//! `Multi` lanes and the GPU; and the host team runs them vectorized.
+//! `sin`, `cos`, `exp`, `ln`, `powf`, ... as [`Lane`](crate::Lane) methods named as `f64`'s in
+//! std, for `f64` and `f32` lanes. Each is implemented once, generic over the lane, from
+//! operations that round the same on every target: IEEE `+ - * /`, `sqrt`, fused `mul_add`,
+//! selects, and the integer/bit operations of [`Lane::Int`](crate::Lane::Int) for the range
+//! reductions. So a kernel gets the same bits from the scalar lane, every SIMD width and ISA of
+//! the host team, `Multi` lanes and the GPU; and the host team runs them vectorized.
 //!
 //! Families (each module documents its algorithm and where its coefficients come from):
 //! [`exp_log`], [`pow`], [`trig`] (with [`reduce`]), [`inverse_trig`], [`hyperbolic`],

@@ -5,9 +5,17 @@
 #  - ptxas (NVIDIA's PTX assembler) from PyPI into .venv, for the build's cubin and the PTX
 #    test,
 #  - libcudadevrt.a (CUDA device runtime, from the CUDA runtime wheel) into the same .venv,
-#    for scripts/gpu-bundle.sh (the graph_while arm links it at run time on the GPU).
+#    for scripts/gpu-bundle.sh (the graph_while arm links it at run time on the GPU),
+#  - GMP and MPFR (Debian's libgmp-dev, libmpfr-dev): the reference of hawk's math accuracy
+#    tests (rug with gmp-mpfr-sys's use-system-libs, so no source build of GMP/MPFR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if ! dpkg -s libgmp-dev libmpfr-dev >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq libgmp-dev libmpfr-dev >/dev/null
+fi
 
 rustup toolchain install >/dev/null
 rustc --version

@@ -5,6 +5,7 @@
 //! samples at once. Per-sample decisions are [`Mask`]s and [`Lane::select`], never an `if` on
 //! a sample's value, so every lane type gives the same bits.
 
+use crate::bits::IntLane;
 use core::fmt::Debug;
 use core::ops::{
     Add, AddAssign, BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, Div, DivAssign, Mul,
@@ -25,6 +26,8 @@ pub trait Real:
     + Mul<Output = Self>
     + Div<Output = Self>
     + Neg<Output = Self>
+    + crate::math::Consts
+    + crate::math::Format
 {
     /// The element's name as a kernel author writes it (`"f64"`).
     const NAME: &'static str;
@@ -179,20 +182,22 @@ pub trait Lane:
     fn min(self, o: Self) -> Self;
     /// Per lane maximum (IEEE maxNum).
     fn max(self, o: Self) -> Self;
-    /// Per lane `e^self` (the `libm` crate's `exp`/`expf`, the same scalar function on every
-    /// lane type and target, so results agree bit for bit; not necessarily correctly rounded).
-    fn exp(self) -> Self;
-    /// Per lane natural logarithm (`libm`'s `log`/`logf`; same bits on every lane type).
-    fn ln(self) -> Self;
-    /// Per lane `self^e` (`libm`'s `pow`/`powf`; same bits on every lane type).
-    fn powf(self, e: Self) -> Self;
+    /// The integer companion (same width as the elements), for bit-level range reductions.
+    type Int: IntLane<Mask = Self::Mask>;
+    /// Per lane: the element's bits as a signed integer (`f64::to_bits`, reinterpreted).
+    fn to_bits(self) -> Self::Int;
+    /// Per lane: the element whose bits are `i` (`f64::from_bits`).
+    fn from_bits(i: Self::Int) -> Self;
+
+    crate::math::lane_methods!();
 }
 
 macro_rules! scalar_lane {
-    ($t:ident, $exp:ident, $ln:ident, $pow:ident) => {
+    ($t:ident, $i:ident) => {
         impl Lane for $t {
             type Elem = $t;
             type Mask = bool;
+            type Int = $i;
             const WIDTH: usize = 1;
             #[inline(always)]
             fn splat(v: $t) -> Self {
@@ -259,22 +264,18 @@ macro_rules! scalar_lane {
                 $t::max(self, o)
             }
             #[inline(always)]
-            fn exp(self) -> Self {
-                libm::$exp(self)
+            fn to_bits(self) -> $i {
+                $t::to_bits(self) as $i
             }
             #[inline(always)]
-            fn ln(self) -> Self {
-                libm::$ln(self)
-            }
-            #[inline(always)]
-            fn powf(self, e: Self) -> Self {
-                libm::$pow(self, e)
+            fn from_bits(i: $i) -> Self {
+                $t::from_bits(i as _)
             }
         }
     };
 }
-scalar_lane!(f64, exp, log, pow);
-scalar_lane!(f32, expf, logf, powf);
+scalar_lane!(f64, i64);
+scalar_lane!(f32, i32);
 
 /// A fixed-size group of lane values: one per plane of a role.
 pub trait LaneArray<L: Lane>: Copy + Send + Sync {
@@ -309,7 +310,7 @@ mod simd_lanes {
     use super::{Lane, Mask};
     use core::simd::Simd;
     use core::simd::cmp::{SimdPartialEq, SimdPartialOrd};
-    use core::simd::num::SimdFloat;
+    use core::simd::num::{SimdFloat, SimdInt, SimdUint};
 
     macro_rules! simd_mask {
         ($i:ty) => {
@@ -346,10 +347,11 @@ mod simd_lanes {
     simd_mask!(i32);
 
     macro_rules! simd_lane {
-        ($t:ident, $i:ty, $exp:ident, $ln:ident, $pow:ident) => {
+        ($t:ident, $i:ty) => {
             impl<const N: usize> Lane for Simd<$t, N> {
                 type Elem = $t;
                 type Mask = core::simd::Mask<$i, N>;
+                type Int = Simd<$i, N>;
                 const WIDTH: usize = N;
                 #[inline(always)]
                 fn splat(v: $t) -> Self {
@@ -420,25 +422,18 @@ mod simd_lanes {
                     self.simd_max(o)
                 }
                 #[inline(always)]
-                fn exp(self) -> Self {
-                    let s = self.to_array();
-                    Simd::from_array(core::array::from_fn(|i| libm::$exp(s[i])))
+                fn to_bits(self) -> Simd<$i, N> {
+                    SimdFloat::to_bits(self).cast::<$i>()
                 }
                 #[inline(always)]
-                fn ln(self) -> Self {
-                    let s = self.to_array();
-                    Simd::from_array(core::array::from_fn(|i| libm::$ln(s[i])))
-                }
-                #[inline(always)]
-                fn powf(self, e: Self) -> Self {
-                    let (s, e) = (self.to_array(), e.to_array());
-                    Simd::from_array(core::array::from_fn(|i| libm::$pow(s[i], e[i])))
+                fn from_bits(i: Simd<$i, N>) -> Self {
+                    SimdFloat::from_bits(i.cast())
                 }
             }
         };
     }
-    simd_lane!(f64, i64, exp, log, pow);
-    simd_lane!(f32, i32, expf, logf, powf);
+    simd_lane!(f64, i64);
+    simd_lane!(f32, i32);
 }
 
 /// `G` SIMD vectors used as one lane group of `G * V::WIDTH` samples.
@@ -459,6 +454,7 @@ pub struct MultiMask<M, const G: usize>(pub [M; G]);
 #[cfg(not(target_arch = "nvptx64"))]
 mod multi {
     use super::{Lane, Mask, Multi, MultiMask};
+    use crate::bits::MultiInt;
     use core::ops::*;
 
     macro_rules! bin_op {
@@ -551,6 +547,7 @@ mod multi {
     impl<V: Lane, const G: usize> Lane for Multi<V, G> {
         type Elem = V::Elem;
         type Mask = MultiMask<V::Mask, G>;
+        type Int = MultiInt<V::Int, G>;
         const WIDTH: usize = V::WIDTH * G;
         #[inline(always)]
         fn splat(v: V::Elem) -> Self {
@@ -623,16 +620,12 @@ mod multi {
             Multi(core::array::from_fn(|g| self.0[g].max(o.0[g])))
         }
         #[inline(always)]
-        fn exp(self) -> Self {
-            Multi(self.0.map(V::exp))
+        fn to_bits(self) -> Self::Int {
+            MultiInt(core::array::from_fn(|g| self.0[g].to_bits()))
         }
         #[inline(always)]
-        fn ln(self) -> Self {
-            Multi(self.0.map(V::ln))
-        }
-        #[inline(always)]
-        fn powf(self, e: Self) -> Self {
-            Multi(core::array::from_fn(|g| self.0[g].powf(e.0[g])))
+        fn from_bits(i: Self::Int) -> Self {
+            Multi(core::array::from_fn(|g| V::from_bits(i.0[g])))
         }
     }
 }

@@ -35,13 +35,16 @@
 
 extern crate self as hawk;
 
+pub mod bits;
 #[cfg(feature = "builtin")]
 pub mod builtin;
 pub mod device;
 pub mod kernel;
 pub mod lane;
+pub mod math;
 pub mod methods;
 
+pub use bits::IntLane;
 pub use hawk_macros::kernel;
 pub use kernel::{
     ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps, advance,

@@ -1,9 +1,12 @@
 //! Counting FLOPs from the kernel itself: a lane type that computes in `f64` and counts
 //! every arithmetic operation, so "FLOPs per step" is never typed in by hand.
 //!
-//! Counted as one FLOP: `+ - * /`, `sqrt`, `exp`, `ln`, `powf` (a transcendental counts
-//! once, as in most FLOP tallies of ODE solvers); two: `mul_add`. Not counted: negation,
-//! comparisons, `select`, `abs`, `min`, `max` (sign and compare operations).
+//! Counted as one FLOP: `+ - * /`, `sqrt`, `recip`, `fract`, and each elementary function
+//! of [`hawk::math`] (`sin`, `exp`, `powf`, `hypot`, ...: a transcendental counts once, as in
+//! most FLOP tallies of ODE solvers, though it runs tens of operations; `sin_cos` counts
+//! two); two: `mul_add`. Not counted: negation, comparisons, `select`, `abs`, `min`, `max`,
+//! `floor`, `ceil`, `round`, `trunc`, `copysign`, `signum` and bit operations (sign,
+//! compare and rounding operations). The value is the one the scalar lane computes.
 
 use crate::HostReal;
 use hawk::{Kernel, Lane, LaneArray, Real};
@@ -50,9 +53,26 @@ impl<R: Real> Neg for Counted<R> {
     }
 }
 
+/// Overrides of the elementary functions: `$n` FLOPs each, the scalar lane's value.
+macro_rules! counted_math {
+    ($n:literal: $($f:ident),*) => {
+        $(fn $f(self) -> Self {
+            tick($n);
+            Counted(Lane::$f(self.0))
+        })*
+    };
+    ($n:literal binary: $($f:ident),*) => {
+        $(fn $f(self, o: Self) -> Self {
+            tick($n);
+            Counted(Lane::$f(self.0, o.0))
+        })*
+    };
+}
+
 impl<R: HostReal> Lane for Counted<R> {
     type Elem = R;
     type Mask = bool;
+    type Int = R::Int;
     const WIDTH: usize = 1;
     fn splat(v: R) -> Self {
         Counted(v)
@@ -104,17 +124,25 @@ impl<R: HostReal> Lane for Counted<R> {
     fn max(self, o: Self) -> Self {
         Counted(Lane::max(self.0, o.0))
     }
-    fn exp(self) -> Self {
-        tick(1);
-        Counted(Lane::exp(self.0))
+    fn to_bits(self) -> R::Int {
+        Lane::to_bits(self.0)
     }
-    fn ln(self) -> Self {
-        tick(1);
-        Counted(Lane::ln(self.0))
+    fn from_bits(i: R::Int) -> Self {
+        Counted(Lane::from_bits(i))
     }
-    fn powf(self, e: Self) -> Self {
+    counted_math!(1: sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, exp2, exp_m1, ln,
+        log2, log10, ln_1p, cbrt, recip, fract);
+    counted_math!(0: floor, ceil, round, trunc, signum);
+    counted_math!(1 binary: atan2, powf, hypot);
+    counted_math!(0 binary: copysign);
+    fn sin_cos(self) -> (Self, Self) {
+        tick(2);
+        let (s, c) = Lane::sin_cos(self.0);
+        (Counted(s), Counted(c))
+    }
+    fn powi(self, n: i32) -> Self {
         tick(1);
-        Counted(Lane::powf(self.0, e.0))
+        Counted(Lane::powi(self.0, n))
     }
 }
 

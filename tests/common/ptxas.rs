@@ -80,6 +80,13 @@ pub fn assemble_without_spills(ptx: &str, stem: &str) -> Vec<(String, u32, u32, 
         String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "ptxas failed:\n{log}");
     let funcs = parse_ptxas(&log);
+    // Every entry of the PTX must have been read from ptxas's report.
+    for entry in eagle::Module::ptx(ptx, "sm_90").entries() {
+        assert!(
+            funcs.iter().any(|f| f.0 == entry),
+            "ptxas reported nothing read for entry {entry}:\n{log}"
+        );
+    }
     for (name, regs, stack, stores, loads) in &funcs {
         println!(
             "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill loads"

@@ -1,9 +1,15 @@
-//! Built-in kernels: the seed's oscillator and the card's workloads.
+//! Built-in kernels: the seed's oscillator, the card's workloads, and a kernel that calls
+//! every elementary function (for the PTX and device tests).
 
+pub mod elementary;
 pub mod kepler;
 pub mod lorenz;
 pub mod oscillator;
 
+pub use elementary::{
+    MathExpLog, MathExpLogF32, MathHyperbolic, MathHyperbolicF32, MathInverse, MathInverseF32,
+    MathPow, MathPowF32, MathRounding, MathRoundingF32, MathTrig, MathTrigF32,
+};
 pub use kepler::{KeplerRk78, KeplerRk78Planes, kepler_rk78};
 pub use lorenz::{
     LorenzRk4, LorenzRk4F32, LorenzRk4F32Planes, LorenzRk4Planes, LorenzRk78, LorenzRk78F32,

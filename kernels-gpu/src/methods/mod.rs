@@ -15,7 +15,7 @@
 //! let set = Settings { rtol: 1e-12, atol: 1e-12, t_end: 1.0 };
 //! while !adaptive_step(&f, &FEHLBERG78, &mut s, &set, &StepControl::DEFAULT).terminated {}
 //! assert_eq!(s.t, 1.0);
-//! assert!((s.y[0] - (-1.0f64).exp()).abs() < 1e-12);
+//! approx::assert_abs_diff_eq!(s.y[0], (-1.0f64).exp(), epsilon = 1e-12);
 //! ```
 
 mod adaptive;

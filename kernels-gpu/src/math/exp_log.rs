@@ -1,0 +1,177 @@
+//! Exponentials and logarithms: `exp`, `exp2`, `exp_m1`, `ln`, `log2`, `log10`, `ln_1p`.
+//!
+//! **exp** (Cody-Waite and Tang's scheme as in fdlibm): `k = round(x / ln 2)`,
+//! `r = x - k ln 2` with `ln 2 = LN2_HI + LN2_LO` (`k * LN2_HI` exact), then
+//! `e^r = 1 + r + r^2/2 + r^3 P(r)` with the Taylor coefficients `1/i!` (degree 14 in
+//! `f64`, 8 in `f32`; `|r| <= ln2/2`), `1 + r + r^2/2` in double words, and `2^k` from the
+//! exponent bits.
+//! **exp2** reduces `x - round(x)` exactly and multiplies it by ln 2 as a double word.
+//! **exp_m1** uses `x + x^2/2 + x^3 P(x)` (the first two terms in double words) for
+//! `|x| <= ln2/2` and `2^k e^r - 1` in double words beyond.
+//! **ln, log2, log10, ln_1p**: `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`,
+//! `s = f / (2 + f)` in double words, `ln m = 2 atanh s = 2s + 2s^3/3 + s^5 P(s^2)` (Taylor
+//! coefficients `2/(2i+1)`; the first two terms in double words), plus `e ln 2` with
+//! `ln 2 = LN2_HI + LN2_LO`: `ln x` as a double word good to about `2^-(2p-8)`, then the
+//! product with `1/ln 2` or `1/ln 10` (double words) rounded once. The same `ln x` feeds
+//! `powf`.
+
+use super::prim::*;
+use crate::lane::Lane;
+
+/// `e^(rh + rl)` for `|rh| <= ln2/2 + tiny`, `|rl|` tiny, as a normalized double word
+/// `(hi, lo)` (`hi = fl(hi + lo)`): `1 + r + r^2/2` in double words, `r^3 P(r)` in working
+/// precision, so the pair is accurate to about `2^-(p+6)` relative.
+#[inline(always)]
+pub(crate) fn exp_core<L: Lane>(rh: L, rl: L) -> (L, L) {
+    let (sq, sql) = two_prod(rh, rh);
+    let (h, hl) = (sq * c(0.5), sql * c(0.5));
+    let t3 = (sq * rh) * poly(rh, &E::<L>::EXP_POLY[1..]);
+    let (s, e) = fast_two_sum(c::<L>(1.0), rh);
+    let (s2, e2) = fast_two_sum(s, h);
+    let tail = ((e + e2) + hl) + t3;
+    fast_two_sum(s2, tail + rl * (s2 + tail))
+}
+
+/// `x = k ln 2 + rh + rl` for `x` clamped to the range where `e^x` is finite or just beyond:
+/// `(k, rh, rl)`.
+#[inline(always)]
+pub(crate) fn exp_reduce<L: Lane>(x: L) -> (L::Int, L, L) {
+    let x = x.max(k(E::<L>::EXP_MIN)).min(k(E::<L>::EXP_MAX));
+    let (kf, ki) = round_int(x * k(E::<L>::LOG2E));
+    let rh = (-kf).mul_add(k(E::<L>::LN2_HI), x);
+    (ki, rh, -kf * k(E::<L>::LN2_LO))
+}
+
+/// `e^(xh + xl)` for a double word argument (`|xl| <= ulp(xh)`), rounded once, overflow
+/// and underflow included. Used by `exp` and `powf`.
+#[inline(always)]
+pub(crate) fn exp_dd<L: Lane>(xh: L, xl: L) -> L {
+    let (ki, rh, rl) = exp_reduce(xh);
+    let inside = xh.ge(k(E::<L>::EXP_MIN)) & xh.le(k(E::<L>::EXP_MAX));
+    let (s, lo) = exp_core(rh, rl + L::select(inside, xl, c(0.0)));
+    scale(s + lo, ki)
+}
+
+/// `e^x`.
+#[inline(always)]
+pub fn exp<L: Lane>(x: L) -> L {
+    let r = exp_dd(x, c(0.0));
+    L::select(is_nan(x), x, r)
+}
+
+/// `2^x`.
+#[inline(always)]
+pub fn exp2<L: Lane>(x: L) -> L {
+    let xc = x.max(k(E::<L>::EXP2_MIN)).min(k(E::<L>::EXP2_MAX));
+    let (kf, ki) = round_int(xc);
+    let r = xc - kf;
+    let (rh, rl) = two_prod(r, k(E::<L>::LN2));
+    let (s, lo) = exp_core(rh, rl + r * k(E::<L>::LN2_TAIL));
+    let v = scale(s + lo, ki);
+    L::select(is_nan(x), x, v)
+}
+
+/// `e^x - 1`, accurate near 0.
+#[inline(always)]
+pub fn exp_m1<L: Lane>(x: L) -> L {
+    let (sq, sql) = two_prod(x, x);
+    let (h, hl) = (sq * c(0.5), sql * c(0.5));
+    let (a0, b0) = fast_two_sum(x, h);
+    let small = a0 + (b0 + (hl + (sq * x) * poly(x, &E::<L>::EXP_POLY[1..])));
+    let (ki, rh, rl) = exp_reduce(x);
+    let (s, lo) = exp_core(rh, rl);
+    let (sh, sl) = (scale(s, ki), scale(lo, ki));
+    let (a, b) = two_sum(sh, c(-1.0));
+    let big = a + (b + sl);
+    let big = L::select(sh.is_finite(), big, scale(s + lo, ki));
+    let v = L::select(x.abs().le(c(0.34657359027997264)), small, big);
+    L::select(is_nan(x) | x.eq(c(0.0)), x, v)
+}
+
+/// `ln x * (mh + ml) + extra` rounded once, from `ln x` in double words; the special
+/// values of a logarithm.
+#[inline(always)]
+fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
+    let ok = x.gt(c(0.0)) & x.is_finite();
+    let (hh, ll) = ln_dd(L::select(ok, x, c(1.0)));
+    let ll = ll + extra;
+    let ph = hh * mh;
+    let v = ph + (hh.mul_add(mh, -ph) + (hh * ml + ll * mh));
+    let special = L::select(
+        x.eq(c(0.0)),
+        c(f64::NEG_INFINITY),
+        L::select(x.lt(c(0.0)), nan(), x),
+    );
+    L::select(ok, v, special)
+}
+
+/// Natural logarithm (fdlibm's `log`: `ln(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`, `R` the
+/// Taylor series of `atanh` in `s^2`; one division, cheaper than the double-word `ln_dd`,
+/// and within 0.9 ulp).
+#[inline(always)]
+pub fn ln<L: Lane>(x: L) -> L {
+    let ok = x.gt(c(0.0)) & x.is_finite();
+    let (e, m) = split_exponent(L::select(ok, x, c(1.0)));
+    let f = m - c(1.0);
+    let hfsq = c::<L>(0.5) * f * f;
+    let s = f / (c::<L>(2.0) + f);
+    let z = s * s;
+    let r = z * poly(z, E::<L>::LOG_POLY);
+    let lo = e.mul_add(k(E::<L>::LN2_LO), s * (hfsq + r));
+    let v = e.mul_add(k(E::<L>::LN2_HI), -((hfsq - lo) - f));
+    let special = L::select(
+        x.eq(c(0.0)),
+        c(f64::NEG_INFINITY),
+        L::select(x.lt(c(0.0)), nan(), x),
+    );
+    L::select(ok, v, special)
+}
+
+/// Base-2 logarithm.
+#[inline(always)]
+pub fn log2<L: Lane>(x: L) -> L {
+    log_times(x, k(E::<L>::LOG2E), k(E::<L>::LOG2E_TAIL), c(0.0))
+}
+
+/// Base-10 logarithm.
+#[inline(always)]
+pub fn log10<L: Lane>(x: L) -> L {
+    log_times(x, k(E::<L>::LOG10E), k(E::<L>::LOG10E_TAIL), c(0.0))
+}
+
+/// `ln(1 + x)`, accurate near 0: `ln u + (x - (u - 1)) / u` for `u = fl(1 + x)`.
+#[inline(always)]
+pub fn ln_1p<L: Lane>(x: L) -> L {
+    let u = c::<L>(1.0) + x;
+    let d = (x - (u - c(1.0))) / u;
+    let d = L::select(d.is_finite(), d, c(0.0));
+    let v = log_times(u, c(1.0), c(0.0), d);
+    L::select(x.eq(c(0.0)), x, v)
+}
+
+/// `ln x` for positive finite `x` as a normalized double word, accurate to about
+/// `2^-(2p-8)` relative: the `s` and `s^3` terms of `atanh` in double words, the rest in
+/// working precision.
+#[inline(always)]
+pub(crate) fn ln_dd<L: Lane>(x: L) -> (L, L) {
+    let (e, m) = split_exponent(x);
+    let f = m - c(1.0);
+    let (dh, dl) = fast_two_sum(c::<L>(2.0), f);
+    // One division: `sh` is faithful, and its remainder is still exact.
+    let inv = c::<L>(1.0) / dh;
+    let sh = f * inv;
+    let rem = (-sh).mul_add(dh, f);
+    let sl = (rem - sh * dl) * inv;
+    let (zh, zl) = two_prod(sh, sh);
+    let s3h = zh * sh;
+    let s3l = zh.mul_add(sh, -s3h) + zl * sh;
+    let (tt, ttl) = (k::<L>(E::<L>::TWO_THIRDS), k::<L>(E::<L>::TWO_THIRDS_TAIL));
+    let th = s3h * tt;
+    let tl = s3h.mul_add(tt, -th) + (s3l * tt + s3h * ttl);
+    let rest = (s3h * zh) * poly(zh, E::<L>::POW_LOG_POLY)
+        + (sl + sl) * (c::<L>(1.0) + zh * (c::<L>(1.0) + zh));
+    let (a, b) = two_sum(e * k(E::<L>::LN2_HI), sh + sh);
+    let (a2, b2) = two_sum(a, th);
+    let lo = ((b + b2) + tl) + (rest + e * k(E::<L>::LN2_LO));
+    fast_two_sum(a2, lo)
+}

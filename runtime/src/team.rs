@@ -130,6 +130,11 @@ where
 /// takes a CUDA GPU when a driver, a GPU and a module are there, else the host team. The
 /// device team loads the cubin when its architecture is the GPU's, else a cached image or
 /// a JIT of the PTX (see [`Module`], [`crate::BuildCache`]).
+///
+/// Every device team (CUDA and the emulated device alike) first checks that `module` holds
+/// every entry it would launch for `K`: its step entries and the helper kernels. A module
+/// without them is [`Error::MissingEntries`] (no module: [`Error::DeviceUnavailable`]);
+/// `Best` then runs on the host team and [`Deployed::startup`]'s notes say why.
 pub fn deploy_on_with_module<K: Kernel>(
     kernel: K,
     choice: TeamChoice,

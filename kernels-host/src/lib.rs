@@ -17,7 +17,7 @@ pub mod tune;
 mod workset;
 
 pub use dispatch::{HostReal, Isa};
-pub use tune::{Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
+pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
 pub use workset::WorkSet;
 
 use hawk::Kernel;
@@ -189,50 +189,56 @@ impl HostTeam {
         self.isa
     }
 
-    /// The shape the next launch of `K` runs with: the width forced by
-    /// [`HostConfig::lanes`], else the one measured (by this team, or cached from an
-    /// earlier process), else the next candidate to probe.
-    pub fn next_shape<K: Kernel>(&self) -> ShapeChoice
+    /// What the next launch of `K` runs: the width forced by [`HostConfig::lanes`], else
+    /// the shape measured (by this team, or cached from an earlier process), else a probe
+    /// of the candidates ([`HostTeam::launch_probe`]).
+    pub fn next_launch<K: Kernel>(&self) -> LaunchPlan
     where
         K::Real: HostReal,
     {
         if let Some(lanes) = self.lanes {
-            return ShapeChoice {
+            return LaunchPlan::Run(ShapeChoice {
                 shape: Shape {
                     isa: self.isa,
                     lanes,
                 },
                 source: ShapeSource::Fixed,
-            };
+            });
         }
-        self.tuner.next(&self.tune_key::<K>(), || {
-            tune::candidates(self.isa, <K::Real as hawk::Real>::BYTES, self.isa_forced)
-        })
+        self.tuner
+            .next(&self.tune_key::<K>(), || self.candidates::<K::Real>())
     }
 
-    /// Records a timed launch of `K` at `choice` (see [`Tuner::record`]); the decided
-    /// shape when this launch finished the probes.
-    pub fn record_launch<K: Kernel>(
-        &self,
-        choice: ShapeChoice,
-        secs: f64,
-        stats: &LaunchStats,
-    ) -> Option<ShapeChoice>
+    /// The shapes `lanes: auto` tries for element type `R` on this team.
+    pub fn candidates<R: HostReal>(&self) -> Vec<Shape> {
+        tune::candidates(self.isa, R::BYTES, self.isa_forced)
+    }
+
+    /// Records a probe launch of `K` (see [`Tuner::record`]); the decided shape when this
+    /// launch finished the probes.
+    pub fn record_probe<K: Kernel>(&self, probe: &[ProbeTiming]) -> Option<ShapeChoice>
     where
         K::Real: HostReal,
     {
-        self.tuner
-            .record(&self.tune_key::<K>(), choice, secs, stats.lane_steps)
+        self.tuner.record(&self.tune_key::<K>(), probe)
     }
 
     fn tune_key<K: Kernel>(&self) -> TuneKey
     where
         K::Real: HostReal,
     {
+        let isas: Vec<&str> = self
+            .candidates::<K::Real>()
+            .iter()
+            .map(|s| s.isa.name())
+            .collect();
+        let mut isas = isas;
+        isas.dedup();
         TuneKey {
             kernel: K::NAME,
             elem: <K::Real as hawk::Real>::NAME,
             threads: self.threads(),
+            isas: isas.join("+"),
         }
     }
 
@@ -302,6 +308,75 @@ impl HostTeam {
         }
     }
 
+    /// One launch whose chunks take `shapes` in turn (chunk `c` runs at shape `c % len`,
+    /// so every shape sees samples from the whole work set), each shape's chunks timed.
+    /// Does the same work, with the same bits, as [`HostTeam::launch_shape`].
+    pub fn launch_probe<K: Kernel>(
+        &self,
+        work: &mut WorkSet<K::Real>,
+        k: u32,
+        shapes: &[Shape],
+    ) -> (LaunchStats, Vec<ProbeTiming>)
+    where
+        K::Real: HostReal,
+    {
+        assert!(!shapes.is_empty(), "a probe needs a shape");
+        let runs: Vec<_> = shapes
+            .iter()
+            .map(|s| {
+                assert!(
+                    s.isa.available() && LANE_WIDTHS.contains(&s.lanes),
+                    "{s} cannot run here"
+                );
+                dispatch::chunk_fn::<K>(s.isa, s.lanes)
+            })
+            .collect();
+        // Chunks a multiple of every width (the candidates' widths divide the largest).
+        let widest = shapes.iter().map(|s| s.lanes).fold(1, lcm);
+        let ptrs = work.ptrs();
+        let len = work.len();
+        let chunk = chunk_size(len, self.threads(), widest);
+        let m = shapes.len();
+        let body = || {
+            (0..len.div_ceil(chunk))
+                .into_par_iter()
+                .map(|c| {
+                    let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
+                    let t0 = std::time::Instant::now();
+                    // SAFETY: chunks are disjoint and inside the work set; ISAs checked.
+                    let st = unsafe { runs[c % m](&ptrs, lo, hi, k) };
+                    let mut per = vec![(0.0, 0u64); m];
+                    per[c % m] = (t0.elapsed().as_secs_f64(), st.lane_steps);
+                    (st, per)
+                })
+                .reduce(
+                    || (LaunchStats::default(), vec![(0.0, 0u64); m]),
+                    |(a, pa), (b, pb)| {
+                        let per = pa
+                            .iter()
+                            .zip(&pb)
+                            .map(|(x, y)| (x.0 + y.0, x.1 + y.1))
+                            .collect();
+                        (a + b, per)
+                    },
+                )
+        };
+        let (stats, per) = match &self.pool {
+            Some(p) => p.install(body),
+            None => body(),
+        };
+        let timings = shapes
+            .iter()
+            .zip(per)
+            .map(|(&shape, (secs, lane_steps))| ProbeTiming {
+                shape,
+                secs,
+                lane_steps,
+            })
+            .collect();
+        (stats, timings)
+    }
+
     /// The working buffers this team keeps between runs (shared by its clones).
     pub fn buffers(&self) -> MutexGuard<'_, Buffers> {
         self.buffers.lock().unwrap_or_else(|e| e.into_inner())
@@ -314,6 +389,14 @@ impl HostTeam {
             None => f(),
         }
     }
+}
+
+/// Least common multiple (chunk sizes that every lane width divides).
+fn lcm(a: usize, b: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    a / gcd(a, b) * b
 }
 
 #[cfg(test)]

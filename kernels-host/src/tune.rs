@@ -1,9 +1,11 @@
 //! `lanes: auto`: the host team picks its launch shape (instruction set x lane width) by
-//! measuring. Results are bit-identical for every shape, so the first launches of a run
-//! can be probes: each does its share of the run's work at one candidate shape and is timed
-//! per issued sample-step; the fastest is kept for the rest of the run and remembered, in
+//! measuring. Results are bit-identical for every shape, so the first launch of a run can
+//! be a probe: its chunks take the candidate shapes in turn (interleaved over the work
+//! set), each shape's chunks are timed per issued sample-step, and the next launch times
+//! the fastest three again; the best is kept for the rest of the run and remembered, in
 //! this process and on disk (per kernel, element type, CPU model, instruction sets and
-//! thread count), so the next process starts tuned.
+//! thread count), so the next process starts tuned. Two launches decide, so even a run of
+//! one or two launches is tuned by the next.
 
 use crate::Isa;
 use std::collections::HashMap;
@@ -89,19 +91,41 @@ pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
     out
 }
 
-/// Candidates timed again in the second round (the fastest of the first; each keeps its
-/// best time, since noise on a shared machine only slows a launch down: one slowed probe
-/// should not decide).
+/// Candidates timed again in the confirming probe (the fastest of the first; each keeps its
+/// best time, since noise on a shared machine only slows a launch down: one slowed
+/// measurement should not decide).
 const CONFIRM: usize = 3;
 
-/// Fewest issued sample-steps a probe launch needs to be timed (below it the launch's
-/// fixed costs dominate and the timing says nothing about the shape).
+/// Fewest issued sample-steps a candidate needs in a probe to be timed (below it the
+/// chunks' fixed costs dominate and the timing says nothing about the shape).
 const MIN_PROBE_STEPS: u64 = 20_000;
+
+/// What the next launch of a kernel runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchPlan {
+    /// Every chunk at one shape.
+    Run(ShapeChoice),
+    /// A probe: the launch's chunks take these shapes in turn (interleaved over the work
+    /// set) and each shape's chunks are timed; the launch does its full share of work.
+    Probe(Vec<Shape>),
+}
+
+/// One shape's part of a probe launch: seconds its chunks took and sample-steps they issued.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeTiming {
+    /// The shape.
+    pub shape: Shape,
+    /// Wall seconds of its chunks, summed (each chunk runs on one thread).
+    pub secs: f64,
+    /// Sample-steps its chunks issued.
+    pub lane_steps: u64,
+}
 
 /// What a team knows about one kernel's shapes.
 #[derive(Clone, Debug)]
 enum State {
-    /// Candidates and the best seconds per issued sample-step each measured so far.
+    /// Candidates and the best seconds per issued sample-step each measured so far; how
+    /// many confirming probes ran after every candidate was timed.
     Probing {
         candidates: Vec<Shape>,
         timed: Vec<Option<f64>>,
@@ -120,6 +144,8 @@ pub struct TuneKey {
     pub elem: &'static str,
     /// Worker threads.
     pub threads: usize,
+    /// The instruction sets the candidates use (`avx512+avx2`, or one when forced).
+    pub isas: String,
 }
 
 /// A host team's shape choices, by kernel: probes, decisions, and the on-disk cache.
@@ -139,9 +165,9 @@ impl Tuner {
         }
     }
 
-    /// The shape for the next launch of `key`'s kernel: the decided one, or the next
-    /// candidate to probe (`ShapeSource::Probing`).
-    pub fn next(&self, key: &TuneKey, candidates: impl FnOnce() -> Vec<Shape>) -> ShapeChoice {
+    /// What the next launch of `key`'s kernel runs: the decided shape, or a probe of the
+    /// candidates not yet timed (then of the fastest few, to confirm).
+    pub fn next(&self, key: &TuneKey, candidates: impl FnOnce() -> Vec<Shape>) -> LaunchPlan {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         let state = states.entry(key.clone()).or_insert_with(|| {
             let candidates = candidates();
@@ -155,41 +181,33 @@ impl Tuner {
             }
         });
         match state {
-            State::Chosen(shape, source) => ShapeChoice {
+            State::Chosen(shape, source) => LaunchPlan::Run(ShapeChoice {
                 shape: *shape,
                 source: *source,
-            },
+            }),
             State::Probing {
-                candidates,
-                timed,
-                confirmed,
+                candidates, timed, ..
             } => {
-                let i = match timed.iter().position(Option::is_none) {
-                    Some(i) => i,
-                    // Second round: the fastest ones again, in order.
-                    None => ranked(timed)[*confirmed % CONFIRM],
-                };
-                ShapeChoice {
-                    shape: candidates[i],
-                    source: ShapeSource::Probing,
-                }
+                let untimed: Vec<Shape> = (0..candidates.len())
+                    .filter(|&i| timed[i].is_none())
+                    .map(|i| candidates[i])
+                    .collect();
+                LaunchPlan::Probe(if untimed.is_empty() {
+                    ranked(timed)
+                        .into_iter()
+                        .take(CONFIRM)
+                        .map(|i| candidates[i])
+                        .collect()
+                } else {
+                    untimed
+                })
             }
         }
     }
 
-    /// Records a launch at `choice` that took `secs` for `lane_steps` issued sample-steps;
-    /// once every candidate is timed (and the fastest confirmed) the best is chosen, stored,
-    /// and returned as `Probed`.
-    pub fn record(
-        &self,
-        key: &TuneKey,
-        choice: ShapeChoice,
-        secs: f64,
-        lane_steps: u64,
-    ) -> Option<ShapeChoice> {
-        if choice.source != ShapeSource::Probing || lane_steps < MIN_PROBE_STEPS {
-            return None;
-        }
+    /// Records a probe launch; once every candidate is timed and a confirming probe has
+    /// run, the fastest is chosen, stored, and returned as `Probed`.
+    pub fn record(&self, key: &TuneKey, probe: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         let Some(State::Probing {
             candidates,
@@ -199,15 +217,20 @@ impl Tuner {
         else {
             return None;
         };
-        let i = candidates.iter().position(|&s| s == choice.shape)?;
-        let rate = secs / lane_steps as f64;
         let first_round_done = timed.iter().all(Option::is_some);
-        timed[i] = Some(timed[i].map_or(rate, |t| t.min(rate)));
-        if first_round_done {
+        let mut counted = 0;
+        for p in probe.iter().filter(|p| p.lane_steps >= MIN_PROBE_STEPS) {
+            if let Some(i) = candidates.iter().position(|&s| s == p.shape) {
+                let rate = p.secs / p.lane_steps as f64;
+                timed[i] = Some(timed[i].map_or(rate, |t| t.min(rate)));
+                counted += 1;
+            }
+        }
+        if first_round_done && counted > 0 {
             *confirmed += 1;
         }
-        let confirm = CONFIRM.min(candidates.len().saturating_sub(1));
-        if !timed.iter().all(Option::is_some) || *confirmed < confirm {
+        let need_confirm = candidates.len() > 1;
+        if !timed.iter().all(Option::is_some) || (need_confirm && *confirmed == 0) {
             return None;
         }
         let best = candidates[ranked(timed)[0]];
@@ -261,12 +284,13 @@ const HEADER: &str = "eagle host tuning v1";
 /// The entry's key line: everything the choice depends on.
 fn entry_key(key: &TuneKey) -> String {
     format!(
-        "kernel={} elem={} threads={} cpu={} isa={} eagle={}",
+        "kernel={} elem={} threads={} cpu={} isa={} candidates={} eagle={}",
         key.kernel,
         key.elem,
         key.threads,
         cpu_model(),
         Isa::detect().name(),
+        key.isas,
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -324,6 +348,7 @@ mod tests {
             kernel: "k",
             elem: "f64",
             threads: 2,
+            isas: "portable".into(),
         }
     }
 
@@ -336,12 +361,22 @@ mod tests {
             .to_vec()
     }
 
-    /// Runs probes with the given seconds per step by width until decided.
+    /// Runs probe launches with the given seconds per step by width until decided; the
+    /// decision and the number of probe launches.
     fn probe(t: &Tuner, rate: impl Fn(usize) -> f64) -> (ShapeChoice, usize) {
         for n in 1..20 {
-            let c = t.next(&key(), shapes);
-            assert_eq!(c.source, ShapeSource::Probing);
-            if let Some(done) = t.record(&key(), c, rate(c.shape.lanes) * 1e5, 100_000) {
+            let LaunchPlan::Probe(shapes) = t.next(&key(), shapes) else {
+                panic!("decided without saying so");
+            };
+            let timings: Vec<ProbeTiming> = shapes
+                .iter()
+                .map(|&shape| ProbeTiming {
+                    shape,
+                    secs: rate(shape.lanes) * 1e5,
+                    lane_steps: 100_000,
+                })
+                .collect();
+            if let Some(done) = t.record(&key(), &timings) {
                 return (done, n);
             }
         }
@@ -349,39 +384,44 @@ mod tests {
     }
 
     #[test]
-    fn probes_every_candidate_confirms_the_fastest_and_remembers_it() {
+    fn one_probe_times_every_candidate_one_more_confirms_and_the_choice_is_remembered() {
         let dir = tempfile::tempdir().unwrap();
         let t = Tuner::new(Some(dir.path().to_path_buf()));
         let (done, launches) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
         assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Probed));
-        assert_eq!(
-            launches,
-            3 + CONFIRM.min(2),
-            "3 candidates, then the 2 others than the worst again"
-        );
-        let again = t.next(&key(), shapes);
+        assert_eq!(launches, 2, "a probe of all, then a confirming one");
+        let LaunchPlan::Run(again) = t.next(&key(), shapes) else {
+            panic!("decided")
+        };
         assert_eq!(
             (again.shape.lanes, again.source),
             (8, ShapeSource::Measured)
         );
         // A new process (a new tuner on the same folder) starts from the cache.
         let t2 = Tuner::new(Some(dir.path().to_path_buf()));
-        let c = t2.next(&key(), shapes);
+        let LaunchPlan::Run(c) = t2.next(&key(), shapes) else {
+            panic!("cached")
+        };
         assert_eq!((c.shape.lanes, c.source), (8, ShapeSource::Cached));
-        // Another thread count is another entry.
+        // Another thread count, or other candidate ISAs, is another entry.
         let other = TuneKey {
             threads: 3,
             ..key()
         };
-        assert_eq!(t2.next(&other, shapes).source, ShapeSource::Probing);
+        assert!(matches!(t2.next(&other, shapes), LaunchPlan::Probe(_)));
+        let other = TuneKey {
+            isas: "avx2".into(),
+            ..key()
+        };
+        assert!(matches!(t2.next(&other, shapes), LaunchPlan::Probe(_)));
     }
 
     #[test]
-    fn a_noisy_first_probe_is_corrected_by_the_second_round() {
+    fn a_slowed_first_measurement_is_corrected_by_the_confirming_probe() {
         let t = Tuner::new(None);
         let noisy = std::cell::Cell::new(true);
-        // 8 lanes is fastest in truth, but its first probe was slowed down (another
-        // process took the core); the second round times it again and keeps its best.
+        // 8 lanes is fastest in truth, but its first measurement was slowed down (another
+        // process took the core); the confirming probe times it again and keeps its best.
         let (done, _) = probe(&t, |w| match w {
             8 if noisy.replace(false) => 2.5,
             8 => 1.0,
@@ -399,6 +439,11 @@ mod tests {
         let file = t.file(&key()).unwrap();
         let good = std::fs::read_to_string(&file).unwrap();
         assert!(parse_entry(&good, &entry_key(&key())).is_some());
+        let probes = |text: &str| {
+            std::fs::write(&file, text).unwrap();
+            let t = Tuner::new(Some(dir.path().to_path_buf()));
+            matches!(t.next(&key(), shapes), LaunchPlan::Probe(_))
+        };
         for bad in [
             good.replace(HEADER, "something else"),
             good.replace("kernel=k", "kernel=other"),
@@ -406,23 +451,30 @@ mod tests {
             good.replace(" 4\n", " x\n"),
             good[..good.len() / 2].to_owned(),
             String::from_utf8_lossy(&[0xff, 0xfe, 0]).into_owned(),
+            // A shape that is not a candidate (e.g. from a build with other widths).
+            good.replace(" 4\n", " 32\n"),
         ] {
-            std::fs::write(&file, &bad).unwrap();
-            let c = Tuner::new(Some(dir.path().to_path_buf())).next(&key(), shapes);
-            assert_eq!(c.source, ShapeSource::Probing, "{bad:?} was used");
+            assert!(probes(&bad), "{bad:?} was used");
         }
-        // A shape that is not a candidate (e.g. from a build with other widths) too.
-        std::fs::write(&file, good.replace(" 4\n", " 32\n")).unwrap();
-        let c = Tuner::new(Some(dir.path().to_path_buf())).next(&key(), shapes);
-        assert_eq!(c.source, ShapeSource::Probing);
+        assert!(!probes(&good));
     }
 
     #[test]
-    fn tiny_launches_are_not_timed() {
+    fn candidates_too_small_to_time_are_probed_again() {
         let t = Tuner::new(None);
-        let c = t.next(&key(), shapes);
-        assert!(t.record(&key(), c, 1e-6, MIN_PROBE_STEPS - 1).is_none());
-        assert_eq!(t.next(&key(), shapes), c, "the same candidate again");
+        let LaunchPlan::Probe(all) = t.next(&key(), shapes) else {
+            panic!()
+        };
+        let tiny: Vec<ProbeTiming> = all
+            .iter()
+            .map(|&shape| ProbeTiming {
+                shape,
+                secs: 1e-6,
+                lane_steps: MIN_PROBE_STEPS - 1,
+            })
+            .collect();
+        assert!(t.record(&key(), &tiny).is_none());
+        assert_eq!(t.next(&key(), shapes), LaunchPlan::Probe(all));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
 use crate::trace;
 use hawk::Kernel;
-use hawk_host::{HostReal, HostTeam, ShapeChoice, ShapeSource, WorkSet};
+use hawk_host::{HostReal, HostTeam, LaunchPlan, ShapeChoice, ShapeSource, WorkSet};
 use std::borrow::Cow;
 use std::time::Instant;
 
@@ -66,18 +66,26 @@ where
         let k = plan.next_k(plan.max_steps - steps, active < p.n);
         report.slots_by_launch.push(work.len());
         // `lanes: auto`: until a shape is chosen, launches are probes (useful work, timed).
-        let choice = team.next_shape::<K>();
+        let plan_now = team.next_launch::<K>();
         let t0 = Instant::now();
-        let stats = {
+        let (stats, choice) = {
             let _r = trace::range("launch");
-            team.launch_shape::<K>(&mut work, k, choice.shape)
+            match plan_now {
+                LaunchPlan::Run(c) => (team.launch_shape::<K>(&mut work, k, c.shape), c),
+                LaunchPlan::Probe(shapes) => {
+                    let (stats, timings) = team.launch_probe::<K>(&mut work, k, &shapes);
+                    let probing = ShapeChoice {
+                        shape: shapes[0],
+                        source: ShapeSource::Probing,
+                    };
+                    (stats, team.record_probe::<K>(&timings).unwrap_or(probing))
+                }
+            }
         };
         let launch_s = t0.elapsed().as_secs_f64();
-        let decided = team.record_launch::<K>(choice, launch_s, &stats);
         // A shape probed during this run is reported as probed, not as measured earlier.
-        report.lanes = match (decided, report.lanes) {
-            (Some(d), _) => Some(d),
-            (None, Some(prev)) if prev.source == ShapeSource::Probed => Some(ShapeChoice {
+        report.lanes = match report.lanes {
+            Some(prev) if prev.source == ShapeSource::Probed => Some(ShapeChoice {
                 shape: choice.shape,
                 ..prev
             }),

@@ -1,11 +1,11 @@
 //! `lanes: auto`: the host team picks its launch shape (instruction set x lane width) by
 //! measuring. Results are bit-identical for every shape, so the first launch of a run can
 //! be a probe: its chunks take the candidate shapes in turn (interleaved over the work
-//! set), each shape's chunks are timed per issued sample-step, and the next launch times
-//! the fastest three again; the best is kept for the rest of the run and remembered, in
-//! this process and on disk (per kernel, element type, CPU model, instruction sets and
-//! thread count), so the next process starts tuned. Two launches decide, so even a run of
-//! one or two launches is tuned by the next.
+//! set), each shape's chunks are timed per issued sample-step; the next three launches run
+//! the three fastest, one whole launch each, timed the same way; the best of those is kept
+//! for the rest of the run and remembered, in this process and on disk (per kernel,
+//! element type, CPU model, instruction sets and thread count), so the next process starts
+//! tuned. A run too short to decide leaves the probes' results to the team's next run.
 
 use crate::Isa;
 use std::collections::HashMap;
@@ -91,9 +91,8 @@ pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
     out
 }
 
-/// Candidates timed again in the confirming probe (the fastest of the first; each keeps its
-/// best time, since noise on a shared machine only slows a launch down: one slowed
-/// measurement should not decide).
+/// Finalists: the fastest candidates of the probe launch, each then timed over a whole
+/// launch of its own before one is chosen.
 const CONFIRM: usize = 3;
 
 /// Fewest issued sample-steps a candidate needs in a probe to be timed (below it the
@@ -124,12 +123,13 @@ pub struct ProbeTiming {
 /// What a team knows about one kernel's shapes.
 #[derive(Clone, Debug)]
 enum State {
-    /// Candidates and the best seconds per issued sample-step each measured so far; how
-    /// many confirming probes ran after every candidate was timed.
+    /// Candidates and the best seconds per issued sample-step each measured so far in
+    /// probe launches; then the fastest few, each timed over a whole launch of its own
+    /// (short chunks of a fast kernel time noisily, whole launches do not).
     Probing {
         candidates: Vec<Shape>,
         timed: Vec<Option<f64>>,
-        confirmed: usize,
+        confirm: Vec<(Shape, Option<f64>)>,
     },
     /// Decided.
     Chosen(Shape, ShapeSource),
@@ -176,7 +176,7 @@ impl Tuner {
                 None => State::Probing {
                     timed: vec![None; candidates.len()],
                     candidates,
-                    confirmed: 0,
+                    confirm: Vec::new(),
                 },
             }
         });
@@ -186,54 +186,64 @@ impl Tuner {
                 source: *source,
             }),
             State::Probing {
-                candidates, timed, ..
+                candidates,
+                timed,
+                confirm,
             } => {
                 let untimed: Vec<Shape> = (0..candidates.len())
                     .filter(|&i| timed[i].is_none())
                     .map(|i| candidates[i])
                     .collect();
-                LaunchPlan::Probe(if untimed.is_empty() {
-                    ranked(timed)
+                if !untimed.is_empty() {
+                    return LaunchPlan::Probe(untimed);
+                }
+                if confirm.is_empty() {
+                    *confirm = ranked(timed)
                         .into_iter()
                         .take(CONFIRM)
-                        .map(|i| candidates[i])
-                        .collect()
-                } else {
-                    untimed
-                })
+                        .map(|i| (candidates[i], None))
+                        .collect();
+                }
+                let next = confirm
+                    .iter()
+                    .find(|c| c.1.is_none())
+                    .unwrap_or(&confirm[0]);
+                LaunchPlan::Probe(vec![next.0])
             }
         }
     }
 
-    /// Records a probe launch; once every candidate is timed and a confirming probe has
-    /// run, the fastest is chosen, stored, and returned as `Probed`.
+    /// Records a probe launch (several shapes' chunks, or one finalist's whole launch);
+    /// once every finalist has been timed over a whole launch, the best of them is chosen,
+    /// stored, and returned as `Probed`.
     pub fn record(&self, key: &TuneKey, probe: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         let Some(State::Probing {
             candidates,
             timed,
-            confirmed,
+            confirm,
         }) = states.get_mut(key)
         else {
             return None;
         };
-        let first_round_done = timed.iter().all(Option::is_some);
-        let mut counted = 0;
         for p in probe.iter().filter(|p| p.lane_steps >= MIN_PROBE_STEPS) {
-            if let Some(i) = candidates.iter().position(|&s| s == p.shape) {
-                let rate = p.secs / p.lane_steps as f64;
-                timed[i] = Some(timed[i].map_or(rate, |t| t.min(rate)));
-                counted += 1;
+            let rate = p.secs / p.lane_steps as f64;
+            if confirm.is_empty() {
+                if let Some(i) = candidates.iter().position(|&s| s == p.shape) {
+                    timed[i] = Some(timed[i].map_or(rate, |t| t.min(rate)));
+                }
+            } else if let Some(c) = confirm.iter_mut().find(|c| c.0 == p.shape) {
+                c.1 = Some(c.1.map_or(rate, |t: f64| t.min(rate)));
             }
         }
-        if first_round_done && counted > 0 {
-            *confirmed += 1;
-        }
-        let need_confirm = candidates.len() > 1;
-        if !timed.iter().all(Option::is_some) || (need_confirm && *confirmed == 0) {
+        let best = if candidates.len() == 1 && timed[0].is_some() {
+            candidates[0]
+        } else if !confirm.is_empty() && confirm.iter().all(|c| c.1.is_some()) {
+            let rates: Vec<Option<f64>> = confirm.iter().map(|c| c.1).collect();
+            confirm[ranked(&rates)[0]].0
+        } else {
             return None;
-        }
-        let best = candidates[ranked(timed)[0]];
+        };
         states.insert(key.clone(), State::Chosen(best, ShapeSource::Measured));
         drop(states);
         self.store(key, best);
@@ -389,7 +399,11 @@ mod tests {
         let t = Tuner::new(Some(dir.path().to_path_buf()));
         let (done, launches) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
         assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Probed));
-        assert_eq!(launches, 2, "a probe of all, then a confirming one");
+        assert_eq!(
+            launches,
+            1 + CONFIRM,
+            "a probe of all, then one launch per finalist"
+        );
         let LaunchPlan::Run(again) = t.next(&key(), shapes) else {
             panic!("decided")
         };
@@ -420,8 +434,8 @@ mod tests {
     fn a_slowed_first_measurement_is_corrected_by_the_confirming_probe() {
         let t = Tuner::new(None);
         let noisy = std::cell::Cell::new(true);
-        // 8 lanes is fastest in truth, but its first measurement was slowed down (another
-        // process took the core); the confirming probe times it again and keeps its best.
+        // 8 lanes is fastest in truth, but its chunks in the probe launch were slowed down
+        // (another process took the core); as a finalist it gets a whole launch of its own.
         let (done, _) = probe(&t, |w| match w {
             8 if noisy.replace(false) => 2.5,
             8 => 1.0,

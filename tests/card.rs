@@ -52,9 +52,14 @@ fn flops_are_counted_from_the_kernel() {
 
 /// One run of `w` on `n` samples per arm, as card rows.
 fn rows_of(w: Workload, arms: &[Arm], n: usize) -> Vec<Row> {
+    rows_with(w, arms, n, HostConfig::default())
+}
+
+/// [`rows_of`] on a host team set up as `host`.
+fn rows_with(w: Workload, arms: &[Arm], n: usize, host: HostConfig) -> Vec<Row> {
     arms.iter()
         .map(|&arm| {
-            let mut case = w.case(arm, n, HostConfig::default()).unwrap();
+            let mut case = w.case(arm, n, host.clone()).unwrap();
             let t = case.run_once();
             case.row(t.as_secs_f64().max(1e-9))
         })
@@ -100,7 +105,18 @@ fn device_arms_say_why_they_cannot_run_without_a_gpu() {
 
 #[test]
 fn slots_figure_draws_every_arm_of_a_varied_lifetime_workload() {
-    let rows = rows_of(Workload::Kepler, &[Arm::Host, Arm::HostNoCompaction], 256);
+    // One fixed width for every launch (lanes: auto would probe other widths in the first
+    // launches, and the bound below is for one width).
+    let fixed = HostConfig {
+        lanes: Some(8),
+        ..HostConfig::default()
+    };
+    let rows = rows_with(
+        Workload::Kepler,
+        &[Arm::Host, Arm::HostNoCompaction],
+        256,
+        fixed,
+    );
     // Without compaction every launch passes over every slot; with it the set shrinks.
     assert!(rows[1].slots_by_launch.iter().all(|&s| s == 256));
     assert!(rows[0].slots_by_launch.last() < rows[1].slots_by_launch.last());

@@ -80,6 +80,12 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     const STEPS: Steps;
     /// Name of the generated GPU entry point in the PTX module.
     const ENTRY: &'static str;
+    /// The arguments of the GPU entry `hawk_<name>` (generated; the device teams' plumbing).
+    #[doc(hidden)]
+    type Step: crate::device::StepEntry<Self::Real> + 'static;
+    /// The arguments of the GPU entry `hawk_<name>_indexed` (generated; plumbing).
+    #[doc(hidden)]
+    type StepIndexed: crate::device::StepEntry<Self::Real> + 'static;
     /// One step. `terminated` holds the flags before the step; the body may set them.
     fn step<L: Lane<Elem = Self::Real>>(
         ins: &Self::Ins<L>,

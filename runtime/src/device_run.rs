@@ -7,14 +7,17 @@
 
 use crate::bytes::IssuedBytes;
 use crate::control::Control;
-use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
+use crate::device::{Backend, DevPtr, GraphId, dptr};
 use crate::error::Error;
 use crate::options::{Arm, DeviceCompaction, Plan, reorder_cmp};
 use crate::planes::Bound;
 use crate::report::{RunReport, Stop};
 use crate::trace;
-use hawk::device::CHUNK;
-use hawk::{Kernel, Real, Role};
+use hawk::Kernel;
+use hawk::device::{
+    CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, ScanCounts, ScatterB1, ScatterB4, ScatterB8,
+    StepEntry, StepLaunch, WhileCondition, WriteChunks,
+};
 use hawk_host::HostReal;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -41,6 +44,23 @@ struct GraphKey {
     k: u32,
     /// 0 for one launch; the launch cap for a WHILE graph.
     while_launches: u32,
+}
+
+/// A step launch's arguments: the plain entry's (`hawk_<name>`) or the indexed one's.
+#[derive(Clone, Copy)]
+enum StepArgs<K: Kernel> {
+    Plain(K::Step),
+    Indexed(K::StepIndexed),
+}
+
+impl<K: Kernel> StepArgs<K> {
+    /// Queues the launch over `slots` threads.
+    fn launch<B: Backend>(self, be: &mut B, slots: u32) -> Result<(), Error> {
+        match self {
+            StepArgs::Plain(a) => be.launch(a, slots),
+            StepArgs::Indexed(a) => be.launch(a, slots),
+        }
+    }
 }
 
 /// Device buffers and graphs of one runner; lives as long as the runner.
@@ -75,7 +95,7 @@ impl<B: Backend> Session<B> {
     /// Allocates the device buffers and uploads the read-only planes.
     pub fn new<R: HostReal>(mut be: B, planes: &Bound<'_, R>) -> Result<Self, Error> {
         let n = u32::try_from(planes.n).map_err(|_| {
-            Error::Device(format!(
+            Error::device(format!(
                 "{} samples is more than the device team's limit of {}",
                 planes.n,
                 u32::MAX
@@ -162,52 +182,45 @@ impl<B: Backend> Session<B> {
         Ok(self.dense.clone().expect("allocated above"))
     }
 
-    /// Arguments of a step launch over `slots` slots of `layout`.
-    fn step_args<K: Kernel>(
+    /// The arguments of a step launch over `slots` slots of `layout`, built from the
+    /// entry's description by plane role and index.
+    fn step_launch_args<K: Kernel>(
         &self,
         layout: Layout,
         slots: u32,
         k: u32,
         params: &[K::Real],
-    ) -> (Entry, Vec<Arg>)
+    ) -> StepArgs<K>
     where
         K::Real: HostReal,
     {
-        let (entry, ins, muts, term) = match layout {
-            Layout::Home => (Entry::Step, &self.ins, &self.muts, self.term),
-            Layout::Indexed(_) => (Entry::StepIndexed, &self.ins, &self.muts, self.term),
+        let (ins, muts, term) = match layout {
+            Layout::Home | Layout::Indexed(_) => (&self.ins, &self.muts, self.term),
             Layout::Dense(_) => {
                 let d = self
                     .dense
                     .as_ref()
                     .expect("dense planes exist in a dense layout");
-                (Entry::Step, &d.0, &d.1, d.2)
+                (&d.0, &d.1, d.2)
             }
         };
-        let mut args = vec![Arg::B4(slots), Arg::B4(k)];
-        if let Layout::Indexed(ids) = layout {
-            args.push(Arg::ptr(ids));
+        let launch = StepLaunch {
+            slots,
+            k,
+            ids: match layout {
+                Layout::Indexed(ids) => ids,
+                _ => 0,
+            },
+            ins,
+            params,
+            muts,
+            terminated: term,
+            active: self.active,
+        };
+        match layout {
+            Layout::Indexed(_) => StepArgs::Indexed(K::StepIndexed::new(&launch)),
+            _ => StepArgs::Plain(K::Step::new(&launch)),
         }
-        let (mut i, mut p, mut m) = (0, 0, 0);
-        for spec in K::PLANES {
-            match spec.role {
-                Role::In => {
-                    args.push(Arg::ptr(ins[i]));
-                    i += 1;
-                }
-                Role::Param => {
-                    args.push(Arg::real(params[p]));
-                    p += 1;
-                }
-                Role::Mut => {
-                    args.push(Arg::ptr(muts[m]));
-                    m += 1;
-                }
-            }
-        }
-        args.push(Arg::ptr(term));
-        args.push(Arg::ptr(self.active));
-        (entry, args)
     }
 
     /// Queues one launch: zero the active counter, step every slot up to `k` steps.
@@ -221,42 +234,88 @@ impl<B: Backend> Session<B> {
     where
         K::Real: HostReal,
     {
-        let (entry, args) = self.step_args::<K>(layout, slots, k, params);
         self.be.zero(self.active, 4)?;
-        self.be.launch::<K>(entry, slots, &args)
+        let step = self.step_launch_args::<K>(layout, slots, k, params);
+        step.launch(&mut self.be, slots)
     }
 
-    /// Runs `f` on plane pairs (home, dense) with each plane's element width.
-    fn move_planes<K: Kernel>(
+    /// Gathers (home -> dense, in the order of `ids`) or scatters (dense -> home) every
+    /// plane (the inputs too when `with_ins`) and the status bytes, each with the helper of
+    /// its element width.
+    fn move_planes<R: HostReal>(
         &mut self,
-        entry: fn(u8) -> Entry,
+        gather: bool,
         with_ins: bool,
         slots: u32,
         ids: DevPtr,
-    ) -> Result<(), Error>
-    where
-        K::Real: HostReal,
-    {
-        let (d_ins, d_muts, d_term) = self.dense_buffers::<K::Real>()?;
-        let w = K::Real::BYTES as u8;
+    ) -> Result<(), Error> {
+        let (d_ins, d_muts, d_term) = self.dense_buffers::<R>()?;
+        let w = R::BYTES as u8;
         let mut pairs: Vec<(DevPtr, DevPtr, u8)> = Vec::new();
         if with_ins {
             pairs.extend(self.ins.iter().zip(&d_ins).map(|(&h, &d)| (h, d, w)));
         }
         pairs.extend(self.muts.iter().zip(&d_muts).map(|(&h, &d)| (h, d, w)));
         pairs.push((self.term, d_term, 1));
+        let (n, ids) = (slots, dptr(ids));
         for (home, dense, w) in pairs {
-            let e = entry(w);
-            let (src, dst) = if matches!(e, Entry::Gather(_)) {
-                (home, dense)
-            } else {
-                (dense, home)
-            };
-            self.be.launch::<K>(
-                e,
-                slots,
-                &[Arg::B4(slots), Arg::ptr(ids), Arg::ptr(src), Arg::ptr(dst)],
-            )?;
+            let be = &mut self.be;
+            match (gather, w) {
+                (true, 8) => be.launch(
+                    GatherB8 {
+                        n,
+                        ids,
+                        home: dptr(home),
+                        dense: dptr(dense),
+                    },
+                    n,
+                ),
+                (true, 4) => be.launch(
+                    GatherB4 {
+                        n,
+                        ids,
+                        home: dptr(home),
+                        dense: dptr(dense),
+                    },
+                    n,
+                ),
+                (true, _) => be.launch(
+                    GatherB1 {
+                        n,
+                        ids,
+                        home: dptr(home),
+                        dense: dptr(dense),
+                    },
+                    n,
+                ),
+                (false, 8) => be.launch(
+                    ScatterB8 {
+                        n,
+                        ids,
+                        dense: dptr(dense),
+                        home: dptr(home),
+                    },
+                    n,
+                ),
+                (false, 4) => be.launch(
+                    ScatterB4 {
+                        n,
+                        ids,
+                        dense: dptr(dense),
+                        home: dptr(home),
+                    },
+                    n,
+                ),
+                (false, _) => be.launch(
+                    ScatterB1 {
+                        n,
+                        ids,
+                        dense: dptr(dense),
+                        home: dptr(home),
+                    },
+                    n,
+                ),
+            }?;
         }
         Ok(())
     }
@@ -277,7 +336,7 @@ impl<B: Backend> Session<B> {
             Layout::Home => 0,
             Layout::Indexed(p) => p,
             Layout::Dense(p) => {
-                self.move_planes::<K>(Entry::Scatter, false, slots, p)?;
+                self.move_planes::<K::Real>(false, false, slots, p)?;
                 p
             }
         };
@@ -288,37 +347,39 @@ impl<B: Backend> Session<B> {
         };
         let n_chunks = slots.div_ceil(CHUNK);
         let (term, counts) = (self.term, self.counts);
-        self.be.launch::<K>(
-            Entry::CountChunks,
+        let (ids, term) = (dptr(ids), dptr(term));
+        self.be.launch(
+            CountChunks {
+                n_slots: slots,
+                ids,
+                terminated: term,
+                counts: dptr(counts),
+            },
             n_chunks,
-            &[
-                Arg::B4(slots),
-                Arg::ptr(ids),
-                Arg::ptr(term),
-                Arg::ptr(counts),
-            ],
         )?;
-        self.be.launch::<K>(
-            Entry::ScanCounts,
+        self.be.launch(
+            ScanCounts {
+                n_chunks,
+                counts: dptr(counts),
+                total: dptr(self.total),
+            },
             1,
-            &[Arg::B4(n_chunks), Arg::ptr(counts), Arg::ptr(self.total)],
         )?;
-        self.be.launch::<K>(
-            Entry::WriteChunks,
+        self.be.launch(
+            WriteChunks {
+                n_slots: slots,
+                ids,
+                terminated: term,
+                offsets: dptr(counts),
+                ids_out: dptr(out),
+            },
             n_chunks,
-            &[
-                Arg::B4(slots),
-                Arg::ptr(ids),
-                Arg::ptr(term),
-                Arg::ptr(counts),
-                Arg::ptr(out),
-            ],
         )?;
         let kept = self.read_u32(self.total)?;
         match strategy {
             DeviceCompaction::IndexList => Ok(Layout::Indexed(out)),
             DeviceCompaction::Gather => {
-                self.move_planes::<K>(Entry::Gather, true, kept, out)?;
+                self.move_planes::<K::Real>(true, true, kept, out)?;
                 Ok(Layout::Dense(out))
             }
         }
@@ -402,22 +463,19 @@ impl<B: Backend> Session<B> {
                 let t = Instant::now();
                 let (active, launches, history, cond) =
                     (self.active, self.launches, self.history, self.cond);
-                let (entry, args) = self.step_args::<K>(layout, slots, k, params);
-                let built = self.be.while_graph::<K>(cond, &mut |be: &mut B| {
+                let step = self.step_launch_args::<K>(layout, slots, k, params);
+                let cond_args = WhileCondition {
+                    active: dptr(active),
+                    launches: dptr(launches),
+                    max_launches,
+                    history: dptr(history),
+                    history_len: HISTORY,
+                    cond: dptr(cond),
+                };
+                let built = self.be.while_graph(cond, &mut |be: &mut B| {
                     be.zero(active, 4)?;
-                    be.launch::<K>(entry, slots, &args)?;
-                    be.launch::<K>(
-                        Entry::WhileCondition,
-                        1,
-                        &[
-                            Arg::ptr(active),
-                            Arg::ptr(launches),
-                            Arg::B4(max_launches),
-                            Arg::ptr(history),
-                            Arg::B4(HISTORY),
-                            Arg::ptr(cond),
-                        ],
-                    )
+                    step.launch(be, slots)?;
+                    be.launch(cond_args, 1)
                 })?;
                 match built {
                     Ok(g) => {
@@ -509,7 +567,7 @@ where
         layout = match plan.device_compaction {
             DeviceCompaction::IndexList => Layout::Indexed(ids),
             DeviceCompaction::Gather => {
-                s.move_planes::<K>(Entry::Gather, true, s.n, ids)?;
+                s.move_planes::<K::Real>(true, true, s.n, ids)?;
                 Layout::Dense(ids)
             }
         };
@@ -574,7 +632,7 @@ where
     }
     if let Layout::Dense(ids) = layout {
         let _r = trace::range("scatter home");
-        s.move_planes::<K>(Entry::Scatter, false, slots, ids)?;
+        s.move_planes::<K::Real>(false, false, slots, ids)?;
     }
     // Waits for everything queued, then brings the status bytes home.
     let _r = trace::range("status to host");

@@ -35,7 +35,7 @@ pub use device::{
     BuildCache, DeviceProps, DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup,
     device_props,
 };
-pub use error::Error;
+pub use error::{DriverCode, Error};
 pub use hawk_host::{HostConfig, Isa};
 pub use options::{
     AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options, Reorder,

@@ -221,7 +221,7 @@ fn best_device<K: Kernel>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::Entry;
+    use crate::device::entries;
     use hawk::builtin::Oscillator;
 
     fn host() -> Result<Team, Error> {
@@ -245,16 +245,35 @@ mod tests {
             "{w}"
         );
         // A GPU that fails to load the module.
-        let ptx: String = Entry::ALL
-            .iter()
-            .map(|e| format!(".visible .entry {}(\n", e.symbol::<Oscillator>()))
+        let ptx: String = entries::<Oscillator>()
+            .map(|e| {
+                let params: Vec<String> = e
+                    .params
+                    .iter()
+                    .map(|p| format!("\t.param .u{} {}", p.1 * 8, p.0))
+                    .collect();
+                format!(".visible .entry {}(\n{}\n)\n", e.symbol, params.join(",\n"))
+            })
             .collect();
         let full = Module::ptx(&ptx, "sm_90").named("full");
         let w = why(best_device::<Oscillator>(None, Some(&full), |_| {
-            Err(Error::Device("bad image".into()))
+            Err(Error::device("bad image"))
         }));
         assert!(
             w.contains("could not load module `full`") && w.contains("bad image"),
+            "{w}"
+        );
+        // A module whose entry declares other parameters (built by another version).
+        let old = ptx.replacen(",\n\t.param .u32 k", "", 1);
+        let w = why(best_device::<Oscillator>(
+            None,
+            Some(&Module::ptx(&old, "sm_90").named("old")),
+            |_| host(),
+        ));
+        assert!(
+            w.contains("entry `hawk_oscillator` of GPU module `old`")
+                && w.contains("(4, 8, 8, 8, 8, 8, 8, 8, 8)")
+                && w.contains("rebuild the module"),
             "{w}"
         );
         // A GPU that loads it: the device.

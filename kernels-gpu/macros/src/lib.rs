@@ -348,21 +348,60 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         }
     });
 
-    // GPU entry: scalars and raw pointers only.
-    let ptr_args = args.iter().filter(|a| a.role.is_plane()).map(|a| {
-        let n = &a.name;
-        match a.role {
-            Role::In => quote!(#n: *const #real),
-            Role::Mut => quote!(#n: *mut #real),
-            _ => quote!(#n: #real),
-        }
-    });
-    let ptr_args2 = ptr_args.clone();
-    let ins_ptrs = of(Role::In).map(|a| &a.name);
-    let par_vals = of(Role::Param).map(|a| &a.name);
-    let mut_ptrs = of(Role::Mut).map(|a| &a.name);
-    let (ins_ptrs2, par_vals2, mut_ptrs2) = (ins_ptrs.clone(), par_vals.clone(), mut_ptrs.clone());
+    // GPU entries: one description each (`hawk::device_entry!`): the launch side builds it
+    // from a `StepLaunch` by role and index, the entry takes its fields, the body reads them.
+    let plane_field = |a: &Arg| format_ident!("plane_{}", a.name);
+    let plane_fields: Vec<TokenStream2> = args
+        .iter()
+        .filter(|a| a.role.is_plane())
+        .map(|a| {
+            let f = plane_field(a);
+            match a.role {
+                Role::In => quote!(#f: *const #real),
+                Role::Mut => quote!(#f: *mut #real),
+                _ => quote!(#f: #real),
+            }
+        })
+        .collect();
+    let (mut ii, mut pi, mut mi) = (0usize, 0usize, 0usize);
+    let plane_inits: Vec<TokenStream2> = args
+        .iter()
+        .filter(|a| a.role.is_plane())
+        .map(|a| {
+            let f = plane_field(a);
+            match a.role {
+                Role::In => {
+                    ii += 1;
+                    let j = ii - 1;
+                    quote!(#f: ::hawk::device::address(l.ins[#j]))
+                }
+                Role::Mut => {
+                    mi += 1;
+                    let j = mi - 1;
+                    quote!(#f: ::hawk::device::address(l.muts[#j]))
+                }
+                _ => {
+                    pi += 1;
+                    let j = pi - 1;
+                    quote!(#f: l.params[#j])
+                }
+            }
+        })
+        .collect();
+    let ins_f: Vec<Ident> = of(Role::In).map(plane_field).collect();
+    let par_f: Vec<Ident> = of(Role::Param).map(plane_field).collect();
+    let mut_f: Vec<Ident> = of(Role::Mut).map(plane_field).collect();
+    let step_ty = format_ident!("__Hawk{}Step", kty);
+    let step_idx_ty = format_ident!("__Hawk{}StepIndexed", kty);
     let entry_idx_id = format_ident!("{}_indexed", entry);
+    let step_doc = format!(
+        "GPU entry of kernel `{fname_s}`: advances samples `0..n` by up to `k` steps, one \
+         per thread, and counts the samples still active into `active`."
+    );
+    let step_idx_doc = format!(
+        "GPU entry of kernel `{fname_s}` over an index list: thread `i < n` advances sample \
+         `ids[i]` by up to `k` steps and counts it into `active` if still running."
+    );
     let kdoc = format!("The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`.");
     let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
 
@@ -397,47 +436,59 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             const PLANES: &'static [::hawk::PlaneSpec] = &[#(#specs),*];
             const STEPS: ::hawk::Steps = #steps;
             const ENTRY: &'static str = #entry;
+            type Step = #step_ty;
+            type StepIndexed = #step_idx_ty;
             #step_fns
         }
 
-        /// GPU entry point: advances samples `0..n` by up to `k` steps, one per thread, and
-        /// counts the samples still active into `active`.
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "gpu-kernel" fn #entry_id(
-            n: u32,
-            k: u32,
-            #(#ptr_args,)*
-            terminated: *mut u8,
-            active: *mut u32,
-        ) {
-            unsafe {
+        ::hawk::device_entry! {
+            #[doc = #step_doc]
+            #[doc(hidden)]
+            #vis #step_ty => #entry_id {
+                n: u32, k: u32, #(#plane_fields,)* terminated: *mut u8, active: *mut u32,
+            }
+            |a, i| {
                 ::hawk::device::step_thread::<#kty>(
-                    ::hawk::device::global_index(), n, k,
-                    &[#(#ins_ptrs),*], &[#(#par_vals),*], &[#(#mut_ptrs),*], terminated, active,
+                    i, a.n, a.k, &[#(a.#ins_f),*], &[#(a.#par_f),*], &[#(a.#mut_f),*],
+                    a.terminated, a.active,
                 )
             }
         }
 
-        /// GPU entry point over an index list: thread `i < n_active` advances sample
-        /// `idx[i]` by up to `k` steps and counts it into `active` if still running.
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "gpu-kernel" fn #entry_idx_id(
-            n_active: u32,
-            k: u32,
-            idx: *const u32,
-            #(#ptr_args2,)*
-            terminated: *mut u8,
-            active: *mut u32,
-        ) {
-            unsafe {
+        impl ::hawk::device::StepEntry<#real> for #step_ty {
+            #[inline]
+            fn new(l: &::hawk::device::StepLaunch<'_, #real>) -> Self {
+                Self {
+                    n: l.slots, k: l.k, #(#plane_inits,)*
+                    terminated: ::hawk::device::address(l.terminated),
+                    active: ::hawk::device::address(l.active),
+                }
+            }
+        }
+
+        ::hawk::device_entry! {
+            #[doc = #step_idx_doc]
+            #[doc(hidden)]
+            #vis #step_idx_ty => #entry_idx_id {
+                n: u32, k: u32, ids: *const u32, #(#plane_fields,)* terminated: *mut u8,
+                active: *mut u32,
+            }
+            |a, i| {
                 ::hawk::device::step_indexed_thread::<#kty>(
-                    ::hawk::device::global_index(), n_active, k, idx,
-                    &[#(#ins_ptrs2),*], &[#(#par_vals2),*], &[#(#mut_ptrs2),*], terminated, active,
+                    i, a.n, a.k, a.ids, &[#(a.#ins_f),*], &[#(a.#par_f),*], &[#(a.#mut_f),*],
+                    a.terminated, a.active,
                 )
+            }
+        }
+
+        impl ::hawk::device::StepEntry<#real> for #step_idx_ty {
+            #[inline]
+            fn new(l: &::hawk::device::StepLaunch<'_, #real>) -> Self {
+                Self {
+                    n: l.slots, k: l.k, ids: ::hawk::device::address(l.ids), #(#plane_inits,)*
+                    terminated: ::hawk::device::address(l.terminated),
+                    active: ::hawk::device::address(l.active),
+                }
             }
         }
     })

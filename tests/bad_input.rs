@@ -173,7 +173,10 @@ fn device_asked_for_without_one() {
     assert!(matches!(err, Error::DeviceUnavailable(_)));
     assert!(err.to_string().starts_with("device team unavailable: "));
     // The best team falls back to the host.
-    assert_eq!(eagle::deploy(Oscillator).unwrap().team().name(), "host");
+    assert_eq!(
+        eagle::deploy(Oscillator).unwrap().team().kind(),
+        eagle::TeamKind::Host
+    );
 }
 
 #[test]

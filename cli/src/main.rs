@@ -106,12 +106,14 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         ),
     };
     let deployed = eagle::deploy_on(Oscillator, choice)?;
-    let team = deployed.team().name();
+    let team = deployed.team().kind();
     println!("running on {team}");
 
-    let n = args
-        .n
-        .unwrap_or(if team == "device" { 1_000_000 } else { 100_000 });
+    let n = args.n.unwrap_or(if team == eagle::TeamKind::Device {
+        1_000_000
+    } else {
+        100_000
+    });
     let omega: Vec<f64> = (0..n)
         .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
         .collect();
@@ -136,7 +138,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut t0 = Instant::now();
     let mut report = runner.run()?;
     // The team's start-up (module JIT or load) is reported by the runner's first run.
-    let startup = (report.startup, report.startup_s);
+    let startup = (report.startup.map_or("", |s| s.name()), report.startup_s);
     let mut notes = report.notes.clone();
     for _ in 1..args.runs.max(1) {
         println!(
@@ -160,7 +162,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         run_s * 1e3,
         transfer_s * 1e3
     );
-    if team == "device" {
+    if team == eagle::TeamKind::Device {
         println!("start-up: {} {:.2} ms", startup.0, startup.1 * 1e3);
     }
     println!("{report}");
@@ -176,11 +178,11 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         );
     }
-    if team == "device" {
+    if team == eagle::TeamKind::Device {
         println!(
             "arm: {}, compaction: {} ({} compactions), graphs built: {}, replays: {}",
-            report.arm,
-            report.compaction_strategy,
+            report.arm.map_or("", |a| a.name()),
+            report.compaction_strategy.map_or("", |c| c.name()),
             report.compactions,
             report.graphs_built,
             report.graph_replays

@@ -15,6 +15,7 @@ pub struct DriverCode {
 /// An error from eagle. No error leaves the caller's planes changed (a run that completes
 /// leaves them fully updated).
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// The kernel declares a plane the caller did not give.
     #[error("kernel `{kernel}` needs plane `{plane}` ({role}), but it was not given")]

@@ -102,8 +102,26 @@ impl DeviceCompaction {
     }
 }
 
-/// Settings of an until-done run. `Options::new(max_steps)` gives the seed's defaults.
+/// Settings of an until-done run: `Options::new(max_steps)` gives the defaults, and each
+/// builder method changes one setting.
+///
+/// ```
+/// use eagle_runtime::{Arm, Compaction, DeviceCompaction, Options, Reorder};
+/// use hawk::Steps;
+/// use std::time::Duration;
+/// let options = Options::new(10_000)
+///     .steps(Steps::Fixed(32)) // 32 steps per launch instead of the kernel's setting
+///     .compaction(Compaction::Always)
+///     .reorder(Reorder::ByPlane("omega".into())) // similar samples share lane groups
+///     .arm(Arm::Graph) // device: replay a captured CUDA graph per launch
+///     .device_compaction(DeviceCompaction::Gather)
+///     .time_limit(Duration::from_secs(60)); // stop at a launch boundary; resume() goes on
+/// assert_eq!(options.max_steps, 10_000);
+/// assert_eq!(options.steps, Some(Steps::Fixed(32)));
+/// assert!(!options.progress); // the progress bar is off unless asked for
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// Stop after this many steps even if samples are still running (at least 1).
     pub max_steps: u64,
@@ -139,6 +157,11 @@ impl Options {
             time_limit: None,
             progress: false,
         }
+    }
+    /// Sets the step cap.
+    pub fn max_steps(mut self, max_steps: u64) -> Self {
+        self.max_steps = max_steps;
+        self
     }
     /// Sets a wall-time limit per `run()`/`resume()` call.
     pub fn time_limit(mut self, limit: Duration) -> Self {

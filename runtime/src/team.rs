@@ -5,13 +5,30 @@ use crate::device::{
     DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup, check_entries,
 };
 use crate::error::Error;
+use crate::report::TeamKind;
 use hawk::Kernel;
 use hawk_host::{HostConfig, HostReal, HostTeam};
 use std::fmt;
 use std::sync::Arc;
 
 /// Which team to deploy on.
+///
+/// ```
+/// use eagle_runtime::{HostConfig, TeamChoice, TeamKind, deploy_on_with_module};
+/// use hawk::builtin::Oscillator;
+/// // Two threads of the host team, lane width chosen by measurement (the default).
+/// let host = TeamChoice::Host(HostConfig { threads: Some(2), ..Default::default() });
+/// let deployed = deploy_on_with_module(Oscillator, host, None).unwrap();
+/// assert_eq!(deployed.team().kind(), TeamKind::Host);
+/// // The device team needs a GPU and a module with the kernel's entries: without them
+/// // it is a clear error, never a silent fallback (`Best` falls back, with a note).
+/// let device = deploy_on_with_module(Oscillator, TeamChoice::Device, None);
+/// assert!(device.is_err());
+/// let best = deploy_on_with_module(Oscillator, TeamChoice::Best, None).unwrap();
+/// println!("{:?}", best.startup().notes);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TeamChoice {
     /// The best team available: the device when a CUDA GPU is usable, else the host.
     #[default]
@@ -38,11 +55,11 @@ pub enum Team {
 }
 
 impl Team {
-    /// `"host"` or `"device"`, as the seed prints it (`running on host`).
-    pub fn name(&self) -> &'static str {
+    /// The kind of team: prints as `host` or `device` (`running on host`).
+    pub fn kind(&self) -> TeamKind {
         match self {
-            Team::Host(_) => "host",
-            Team::Device(_) => "device",
+            Team::Host(_) => TeamKind::Host,
+            Team::Device(_) => TeamKind::Device,
         }
     }
     /// How the team started: the device's module source and load time; `Host` and 0 on
@@ -100,29 +117,6 @@ impl<K: Kernel> Deployed<K> {
 /// Never panics: the driver library is looked for before it is touched.
 pub fn device_unavailable_reason() -> Option<String> {
     cuda::unavailable_reason()
-}
-
-/// Deploys `kernel` on the best team available (see [`TeamChoice::Best`]), without a PTX
-/// module (so on the host; `eagle::deploy` passes the embedded PTX).
-///
-/// ```
-/// let deployed = eagle_runtime::deploy(hawk::builtin::Oscillator).unwrap();
-/// assert_eq!(deployed.team().name(), "host");
-/// ```
-pub fn deploy<K: Kernel>(kernel: K) -> Result<Deployed<K>, Error>
-where
-    K::Real: HostReal,
-{
-    deploy_on(kernel, TeamChoice::Best)
-}
-
-/// Deploys `kernel` on the team chosen, without a device module (see
-/// [`deploy_on_with_module`]).
-pub fn deploy_on<K: Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
-where
-    K::Real: HostReal,
-{
-    deploy_on_with_module(kernel, choice, None)
 }
 
 /// Deploys `kernel` on the team chosen; `module` holds the kernel's GPU entries (the

@@ -18,9 +18,12 @@ pub use emulated::{EmulatedTeam, FaultPlan};
 pub use props::{DeviceProps, device_props};
 pub use startup::{Module, ModuleSource, Startup};
 
+use crate::device_run::{DeviceSession, Session};
 use crate::error::Error;
+use crate::planes::Bound;
 use hawk::Kernel;
 use hawk::device::{EntryArgs, EntryDesc, HELPERS};
+use hawk_host::HostReal;
 use std::fmt;
 use std::sync::Arc;
 
@@ -123,6 +126,25 @@ pub enum DeviceTeam {
 }
 
 impl DeviceTeam {
+    /// Opens a runner's session on this device (allocates the buffers, uploads the
+    /// read-only planes). The one place that maps a device team to its backend.
+    pub(crate) fn open<K: Kernel>(
+        &self,
+        planes: &Bound<'_, K::Real>,
+    ) -> Result<Box<dyn DeviceSession<K>>, Error>
+    where
+        K::Real: HostReal,
+    {
+        Ok(match self {
+            DeviceTeam::Cuda(t) => {
+                Box::new(Session::new(cuda::CudaBackend::new(t.clone())?, planes)?)
+            }
+            DeviceTeam::Emulated(t) => Box::new(Session::new(
+                emulated::EmulatedBackend::with_faults(t.faults),
+                planes,
+            )?),
+        })
+    }
     /// `"cuda"` or `"emulated"`.
     pub fn kind(&self) -> &'static str {
         match self {

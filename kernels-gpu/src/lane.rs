@@ -161,15 +161,15 @@ pub trait Lane:
     /// Per lane: `a` where `m` is set, else `b` (numpy's `where`).
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// Per lane `self >= o`.
-    fn ge(self, o: Self) -> Self::Mask;
+    fn simd_ge(self, o: Self) -> Self::Mask;
     /// Per lane `self > o`.
-    fn gt(self, o: Self) -> Self::Mask;
+    fn simd_gt(self, o: Self) -> Self::Mask;
     /// Per lane `self <= o`.
-    fn le(self, o: Self) -> Self::Mask;
+    fn simd_le(self, o: Self) -> Self::Mask;
     /// Per lane `self < o`.
-    fn lt(self, o: Self) -> Self::Mask;
+    fn simd_lt(self, o: Self) -> Self::Mask;
     /// Per lane `self == o`.
-    fn eq(self, o: Self) -> Self::Mask;
+    fn simd_eq(self, o: Self) -> Self::Mask;
     /// Per lane: neither NaN nor infinite.
     fn is_finite(self) -> Self::Mask;
     /// Per lane fused `self * a + b`, rounded once.
@@ -220,23 +220,23 @@ macro_rules! scalar_lane {
                 if m { a } else { b }
             }
             #[inline(always)]
-            fn ge(self, o: Self) -> bool {
+            fn simd_ge(self, o: Self) -> bool {
                 self >= o
             }
             #[inline(always)]
-            fn gt(self, o: Self) -> bool {
+            fn simd_gt(self, o: Self) -> bool {
                 self > o
             }
             #[inline(always)]
-            fn le(self, o: Self) -> bool {
+            fn simd_le(self, o: Self) -> bool {
                 self <= o
             }
             #[inline(always)]
-            fn lt(self, o: Self) -> bool {
+            fn simd_lt(self, o: Self) -> bool {
                 self < o
             }
             #[inline(always)]
-            fn eq(self, o: Self) -> bool {
+            fn simd_eq(self, o: Self) -> bool {
                 self == o
             }
             #[inline(always)]
@@ -374,24 +374,24 @@ mod simd_lanes {
                     core::simd::Select::select(m, a, b)
                 }
                 #[inline(always)]
-                fn ge(self, o: Self) -> Self::Mask {
-                    self.simd_ge(o)
+                fn simd_ge(self, o: Self) -> Self::Mask {
+                    SimdPartialOrd::simd_ge(self, o)
                 }
                 #[inline(always)]
-                fn gt(self, o: Self) -> Self::Mask {
-                    self.simd_gt(o)
+                fn simd_gt(self, o: Self) -> Self::Mask {
+                    SimdPartialOrd::simd_gt(self, o)
                 }
                 #[inline(always)]
-                fn le(self, o: Self) -> Self::Mask {
-                    self.simd_le(o)
+                fn simd_le(self, o: Self) -> Self::Mask {
+                    SimdPartialOrd::simd_le(self, o)
                 }
                 #[inline(always)]
-                fn lt(self, o: Self) -> Self::Mask {
-                    self.simd_lt(o)
+                fn simd_lt(self, o: Self) -> Self::Mask {
+                    SimdPartialOrd::simd_lt(self, o)
                 }
                 #[inline(always)]
-                fn eq(self, o: Self) -> Self::Mask {
-                    self.simd_eq(o)
+                fn simd_eq(self, o: Self) -> Self::Mask {
+                    SimdPartialEq::simd_eq(self, o)
                 }
                 #[inline(always)]
                 fn is_finite(self) -> Self::Mask {
@@ -574,24 +574,24 @@ mod multi {
             Multi(core::array::from_fn(|g| V::select(m.0[g], a.0[g], b.0[g])))
         }
         #[inline(always)]
-        fn ge(self, o: Self) -> Self::Mask {
-            MultiMask(core::array::from_fn(|g| self.0[g].ge(o.0[g])))
+        fn simd_ge(self, o: Self) -> Self::Mask {
+            MultiMask(core::array::from_fn(|g| self.0[g].simd_ge(o.0[g])))
         }
         #[inline(always)]
-        fn gt(self, o: Self) -> Self::Mask {
-            MultiMask(core::array::from_fn(|g| self.0[g].gt(o.0[g])))
+        fn simd_gt(self, o: Self) -> Self::Mask {
+            MultiMask(core::array::from_fn(|g| self.0[g].simd_gt(o.0[g])))
         }
         #[inline(always)]
-        fn le(self, o: Self) -> Self::Mask {
-            MultiMask(core::array::from_fn(|g| self.0[g].le(o.0[g])))
+        fn simd_le(self, o: Self) -> Self::Mask {
+            MultiMask(core::array::from_fn(|g| self.0[g].simd_le(o.0[g])))
         }
         #[inline(always)]
-        fn lt(self, o: Self) -> Self::Mask {
-            MultiMask(core::array::from_fn(|g| self.0[g].lt(o.0[g])))
+        fn simd_lt(self, o: Self) -> Self::Mask {
+            MultiMask(core::array::from_fn(|g| self.0[g].simd_lt(o.0[g])))
         }
         #[inline(always)]
-        fn eq(self, o: Self) -> Self::Mask {
-            MultiMask(core::array::from_fn(|g| self.0[g].eq(o.0[g])))
+        fn simd_eq(self, o: Self) -> Self::Mask {
+            MultiMask(core::array::from_fn(|g| self.0[g].simd_eq(o.0[g])))
         }
         #[inline(always)]
         fn is_finite(self) -> Self::Mask {

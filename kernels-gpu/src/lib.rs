@@ -11,7 +11,7 @@
 //! #[kernel(steps = "auto")]
 //! pub fn decay(rate: Scalar, dt: Param, terminated: &mut Terminated, y: &mut Scalar) {
 //!     *y -= dt * rate * *y;
-//!     *terminated = y.lt(Scalar::splat(0.5));
+//!     *terminated = y.simd_lt(Scalar::splat(0.5));
 //! }
 //!
 //! // The body is an ordinary function too: here with one f64 lane.
@@ -26,7 +26,7 @@
 //! flag the body sets when the sample is done. An optional `&mut Failed` is a per-sample
 //! flag the body sets when the sample cannot go on (e.g. its step size collapsed): the
 //! runtime then keeps the state from before that step and reports the sample as failed. Inside the body `Scalar` is the lane type:
-//! use its operators, [`Lane`] methods (`ge`, `select`, `sqrt`, `mul_add`, ...) and
+//! use its operators, [`Lane`] methods (`simd_ge`, `select`, `sqrt`, `mul_add`, ...) and
 //! `Scalar::splat(c)` for constants.
 #![no_std]
 #![cfg_attr(not(target_arch = "nvptx64"), feature(portable_simd))]

@@ -166,7 +166,7 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
             return Err(syn::Error::new(
                 f.sig.paren_token.span.join(),
                 "a kernel needs one `terminated: &mut Terminated` argument: set it when the \
-                 sample is done (e.g. `*terminated = t.ge(t_end);`)",
+                 sample is done (e.g. `*terminated = t.simd_ge(t_end);`)",
             ));
         }
         _ => {

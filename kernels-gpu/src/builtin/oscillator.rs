@@ -18,5 +18,5 @@ pub fn oscillator(
     *x = x0 + dt * v0;
     *v = v0 - dt * omega * omega * x0;
     *t += dt;
-    *terminated = t.ge(t_end);
+    *terminated = t.simd_ge(t_end);
 }

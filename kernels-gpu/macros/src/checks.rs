@@ -44,8 +44,8 @@ struct BodyChecker {
     errors: Vec<syn::Error>,
 }
 
-const SELECT_HINT: &str =
-    "use a mask and `Scalar::select(mask, a, b)` (e.g. `*x = Scalar::select(x.simd_lt(lim), a, b)`)";
+const SELECT_HINT: &str = "use a mask and `Scalar::select(mask, a, b)` \
+    (e.g. `*x = Scalar::select(x.simd_lt(lim), a, b)`)";
 
 const STD_HINT: &str = "`std` is not available in a kernel (it also runs on the GPU): use \
     `core::` items (e.g. `core::f64::consts::PI`) and do math through the lane methods \

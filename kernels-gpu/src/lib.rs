@@ -47,9 +47,11 @@ pub mod methods;
 pub use bits::IntLane;
 pub use hawk_macros::kernel;
 pub use kernel::{
-    ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps, advance,
-    advance_checked, mask_to_bytes, needs_replay, run_sample,
+    ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps,
 };
+// The runtime's plumbing (see `kernel`): public for eagle's crates, not for kernel authors.
+#[doc(hidden)]
+pub use kernel::{advance, advance_checked, mask_to_bytes, needs_replay, run_sample};
 pub use lane::{Lane, LaneArray, Mask, Real};
 
 /// Everything a kernel author needs: `use hawk::prelude::*;`.

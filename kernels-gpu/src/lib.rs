@@ -38,6 +38,8 @@ extern crate self as hawk;
 pub mod bits;
 #[cfg(feature = "builtin")]
 pub mod builtin;
+// The device team's entry bodies and helper kernels: plumbing, like `advance`.
+#[doc(hidden)]
 pub mod device;
 pub mod kernel;
 pub mod lane;

@@ -48,6 +48,16 @@ pub enum Steps {
     Fixed(u32),
 }
 
+impl core::fmt::Display for Steps {
+    /// As `#[kernel(steps = ...)]` takes it: `auto` or the number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Steps::Auto => f.write_str("auto"),
+            Steps::Fixed(k) => write!(f, "{k}"),
+        }
+    }
+}
+
 /// Receives a kernel's planes one by one, in declaration order (see [`Kernel::Planes`]).
 pub trait PlaneVisitor<'a, R: Real> {
     /// A read-only per-sample plane.

@@ -114,9 +114,11 @@ impl std::fmt::Display for HostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HostError::Lanes(w) => {
+                let widths: Vec<String> = LANE_WIDTHS.iter().map(|w| w.to_string()).collect();
                 write!(
                     f,
-                    "lane width {w} is not supported (use one of {LANE_WIDTHS:?})"
+                    "lane width {w} is not supported (use one of {})",
+                    widths.join(", ")
                 )
             }
             HostError::Threads => write!(f, "threads must be at least 1"),

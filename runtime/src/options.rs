@@ -138,7 +138,9 @@ impl fmt::Display for DeviceCompaction {
     }
 }
 
-/// Settings of an until-done run. `Options::new(max_steps)` gives the seed's defaults.
+/// Settings of an until-done run. `Options::new(max_steps)` gives the defaults: the
+/// kernel's steps setting, `Compaction::Auto`, no reorder, the `Simulate` arm, index-list
+/// compaction on the device, no time limit, no progress bar.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Stop after this many steps even if samples are still running (at least 1).
@@ -149,7 +151,7 @@ pub struct Options {
     pub compaction: Compaction,
     /// Reorder policy.
     pub reorder: Reorder,
-    /// Device arm (default `Simulate`, the seed's host-driven loop; choose `Graph` or
+    /// Device arm (default `Simulate`, a host-driven loop of launches; choose `Graph` or
     /// `GraphWhile` to cut launch overhead on a GPU).
     pub arm: Arm,
     /// Device compaction strategy.

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// What one `Runner::run` did, field by field as the seed's "Profile your run" page reads it.
+/// What one `Runner::run` did: launches, steps, time by phase, bytes moved and where the
+/// module came from (the fields `cargo run --release`'s "Profile your run" page prints).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunReport {
     /// One-time build cost paid by this run, in seconds: graph capture on the device, 0 on

@@ -38,7 +38,7 @@ pub enum Team {
 }
 
 impl Team {
-    /// `"host"` or `"device"`, as the seed prints it (`running on host`).
+    /// `"host"` or `"device"` (the profile page prints `running on host`).
     pub fn name(&self) -> &'static str {
         match self {
             Team::Host(_) => "host",

@@ -1,4 +1,5 @@
-//! The seed's harmonic oscillator, stepped with explicit Euler until `t >= t_end`.
+//! A harmonic oscillator per sample (`x'' = -omega^2 x`), stepped with explicit Euler until
+//! `t >= t_end`: the kernel of eagle's examples and of its profile page.
 #![allow(missing_docs)]
 
 use crate::prelude::*;

@@ -77,7 +77,7 @@ pub enum Error {
     #[error("max_steps must be at least 1, got 0")]
     MaxSteps,
     /// A fixed steps-per-launch of 0.
-    #[error("steps per launch must be at least 1, got Fixed(0)")]
+    #[error("steps per launch must be at least 1, got 0")]
     FixedSteps,
     /// A shared parameter was NaN or infinite.
     #[error("param `{plane}` is {value}: params must be finite")]

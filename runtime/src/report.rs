@@ -5,7 +5,8 @@ use crate::options::{Arm, DeviceCompaction};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// What one `Runner::run` did, field by field as the "Profile your run" page reads it.
+/// What one `Runner::run` did: launches, steps, time by phase, bytes moved and where the
+/// module came from (the fields `cargo run --release`'s "Profile your run" page prints).
 ///
 /// ```
 /// use hawk::builtin::{Oscillator, OscillatorPlanes};
@@ -145,14 +146,45 @@ pub enum Status {
 }
 
 impl fmt::Display for RunReport {
-    /// The profile page's two lines: `launches: 16, steps: 1024, launches_by_k: {64: 16}`
-    /// and `done: true`.
+    /// Two lines: `launches: 16, steps: 1024, launches_by_k: {64: 16}` (launches per k, k
+    /// ascending) and `done: true`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
+        write!(
             f,
-            "launches: {}, steps: {}, launches_by_k: {:?}",
-            self.launches, self.steps, self.launches_by_k
+            "launches: {}, steps: {}, launches_by_k: {{",
+            self.launches, self.steps
         )?;
+        for (i, (k, n)) in self.launches_by_k.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{k}: {n}")?;
+        }
+        writeln!(f, "}}")?;
         write!(f, "done: {}", self.done())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RunReport, Stop};
+
+    #[test]
+    fn display_lists_launches_per_k_in_ascending_k() {
+        let mut r = RunReport {
+            launches: 3,
+            steps: 100,
+            stop: Stop::MaxSteps,
+            ..RunReport::default()
+        };
+        assert_eq!(
+            r.to_string(),
+            "launches: 3, steps: 100, launches_by_k: {}\ndone: false"
+        );
+        r.launches_by_k.insert(64, 1);
+        r.launches_by_k.insert(18, 2);
+        r.stop = Stop::Done;
+        assert_eq!(
+            r.to_string(),
+            "launches: 3, steps: 100, launches_by_k: {18: 2, 64: 1}\ndone: true"
+        );
     }
 }

@@ -37,7 +37,7 @@ pub struct Runner<'a, K: Kernel> {
     startup_reported: bool,
 }
 
-/// A runner with the seed's defaults: `until_done(deploy(kernel)?, 10_000, planes)`.
+/// A runner with the default [`Options`] and a step cap: `until_done(&deployed, 10_000, planes)`.
 ///
 /// ```
 /// use hawk::builtin::{Oscillator, OscillatorPlanes};

@@ -87,7 +87,7 @@ pub enum ModuleSource {
 }
 
 impl ModuleSource {
-    /// As `RunReport::startup` and the seed page print it.
+    /// As `RunReport::startup` and the profile page print it.
     pub fn name(self) -> &'static str {
         match self {
             ModuleSource::Host => "host",

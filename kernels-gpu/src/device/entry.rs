@@ -138,12 +138,23 @@ pub trait StepEntry<R>: EntryArgs {
 /// `i`, and, on `nvptx64`, the `#[no_mangle] extern "gpu-kernel"` function of that symbol
 /// taking the fields as parameters. Used for the helper kernels and by `#[kernel]`.
 ///
-/// ```ignore
-/// device_entry! {
-///     /// Compaction pass 2 (launch one thread).
-///     pub ScanCounts => hawk_scan_counts { n_chunks: u32, counts: *mut u32, total: *mut u32 }
-///     |a, i| { if i == 0 { scan_counts(a.n_chunks, a.counts, a.total) } }
+/// ```
+/// use hawk::device::EntryArgs;
+/// hawk::device_entry! {
+///     /// Thread 0 stores `n` at `out`.
+///     pub Store => my_store { n: u32, out: *mut u32 }
+///     |a, i| {
+///         if i == 0 {
+///             *a.out = a.n
+///         }
+///     }
 /// }
+/// let mut v = 0u32;
+/// let args = Store { n: 7, out: &mut v };
+/// assert_eq!(Store::SYMBOL, "my_store");
+/// assert_eq!(Store::PARAMS, &[("n", 4), ("out", 8)]);
+/// unsafe { args.thread(0) }; // what the emulated device and the GPU entry run
+/// assert_eq!(v, 7);
 /// ```
 #[doc(hidden)]
 #[macro_export]

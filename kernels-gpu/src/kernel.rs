@@ -6,6 +6,7 @@
 //! not part of the kernel language: public for those crates, hidden from the docs.
 
 use crate::lane::{Lane, LaneArray, Mask, Real};
+use crate::save::{GroupSave, NoSave, SaveTarget, Saver, SlotIds};
 
 /// The role of one kernel argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -123,6 +124,27 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
         let _ = failed;
         Self::step(ins, params, muts, terminated)
     }
+    /// The kernel's time plane (`#[kernel(time = t)]`, a `&mut Scalar` plane): what saving
+    /// at times compares against. `None` when the kernel declares none.
+    const TIME: Option<&'static str> = None;
+    /// `true` when the kernel takes a `NextSave` argument: each lane's next save time
+    /// (`+inf` when none), which adaptive methods clip their step to (see
+    /// `hawk::methods::adaptive_step_to`), so saved points land on the save times exactly.
+    const NEXT_SAVE: bool = false;
+    /// One step given each lane's next save time `next_save` (`+inf` when none): kernels
+    /// without a `NextSave` argument ignore it (this default).
+    #[inline(always)]
+    fn step_to<L: Lane<Elem = Self::Real>>(
+        ins: &Self::Ins<L>,
+        params: &Self::Params<L>,
+        muts: &mut Self::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+        next_save: L,
+    ) {
+        let _ = next_save;
+        Self::step_or_fail(ins, params, muts, terminated, failed)
+    }
     /// Number of planes of `role`.
     fn count(role: Role) -> usize {
         Self::PLANES.iter().filter(|p| p.role == role).count()
@@ -145,22 +167,27 @@ pub const FAILED: u8 = 2;
 /// once with [`needs_replay`] and, only then, replays the launch from its start state with
 /// [`advance_checked`] (kernels are pure, so the replay gives the same bits). Returns the
 /// number of steps executed for the group (less than `k` when every lane finished early).
+///
+/// `save` writes the launch's save points after each step ([`crate::save`]); with
+/// [`NoSave`](crate::save::NoSave) its hooks are empty and this is the loop without saving.
 #[doc(hidden)]
 #[inline(always)]
-pub fn advance<K: Kernel, L: Lane<Elem = K::Real>>(
+pub fn advance<'t, K: Kernel, L: Lane<Elem = K::Real>, S: Saver<'t, K, L>>(
     ins: &K::Ins<L>,
     params: &K::Params<L>,
     muts: &mut K::Muts<L>,
     terminated: &mut L::Mask,
     failed: &mut L::Mask,
     k: u32,
+    save: &mut S,
 ) -> u32 {
     let mut s = 0;
     // Fast path: while no lane has finished, nothing needs freezing.
     if !terminated.any() {
         while s < k {
-            K::step_or_fail(ins, params, muts, terminated, failed);
+            save.step(ins, params, muts, terminated, failed);
             s += 1;
+            save.after_step(s, muts, *terminated, *failed);
             if terminated.any() {
                 break;
             }
@@ -170,13 +197,14 @@ pub fn advance<K: Kernel, L: Lane<Elem = K::Real>>(
     while s < k && !terminated.all() {
         let before = *terminated;
         let old = *muts;
-        K::step_or_fail(ins, params, muts, terminated, failed);
+        save.step(ins, params, muts, terminated, failed);
         let (m, o) = (muts.as_mut_slice(), old.as_slice());
         for j in 0..m.len() {
             m[j] = L::select(before, o[j], m[j]);
         }
         *terminated |= before;
         s += 1;
+        save.after_step(s, muts, *terminated, *failed);
     }
     s
 }
@@ -206,20 +234,21 @@ pub fn needs_replay<K: Kernel, L: Lane<Elem = K::Real>>(
 #[doc(hidden)]
 #[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
-pub fn advance_checked<K: Kernel, L: Lane<Elem = K::Real>>(
+pub fn advance_checked<'t, K: Kernel, L: Lane<Elem = K::Real>, S: Saver<'t, K, L>>(
     ins: &K::Ins<L>,
     params: &K::Params<L>,
     muts: &mut K::Muts<L>,
     terminated: &mut L::Mask,
     failed: &mut L::Mask,
     k: u32,
+    save: &mut S,
 ) -> u32 {
     let mut s = 0;
     while s < k && !terminated.all() {
         let before = *terminated;
         let old = *muts;
         let mut flagged = L::Mask::splat(false);
-        K::step_or_fail(ins, params, muts, terminated, &mut flagged);
+        save.step(ins, params, muts, terminated, &mut flagged);
         let mut bad = flagged;
         for m in muts.as_slice() {
             bad |= !m.is_finite();
@@ -233,20 +262,24 @@ pub fn advance_checked<K: Kernel, L: Lane<Elem = K::Real>>(
         *terminated |= keep;
         *failed |= bad;
         s += 1;
+        save.after_step(s, muts, *terminated, *failed);
     }
     s
 }
 
 /// Runs one sample (scalar lane) of a launch: loads it from raw planes, advances it `k`
-/// steps, stores it back. This is the body of every generated GPU entry point and what an
-/// emulated device team calls per thread. Returns whether the sample is still active and
-/// how many steps it took (0 for a sample that had already stopped).
+/// steps, stores it back, and saves its points into `save` (when on) under caller id `id`.
+/// This is the body of every generated GPU entry point and what an emulated device team
+/// calls per thread. Returns whether the sample is still active and how many steps it took
+/// (0 for a sample that had already stopped).
 ///
 /// # Safety
 /// Every pointer must be valid for index `i` (reads for `ins`, reads and writes for `muts`
-/// and `terminated`), and no other thread may touch index `i` meanwhile.
+/// and `terminated`), and no other thread may touch index `i` meanwhile; `save`'s buffers
+/// must be valid for sample `ids.id(i)`.
 #[doc(hidden)]
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn run_sample<K: Kernel>(
     i: usize,
     k: u32,
@@ -254,6 +287,8 @@ pub unsafe fn run_sample<K: Kernel>(
     params: &[K::Real],
     muts: &[*mut K::Real],
     terminated: *mut u8,
+    save: &SaveTarget<K::Real>,
+    ids: SlotIds,
 ) -> (bool, u32)
 where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
@@ -262,20 +297,62 @@ where
         if *terminated.add(i) != ACTIVE {
             return (false, 0);
         }
+        // One branch per launch (uniform over a launch's threads): the loop without saving
+        // stays exactly as it was.
+        if save.on() {
+            sample_with::<K, GroupSave<'_, K::Real>>(i, k, ins, params, muts, terminated, save, ids)
+        } else {
+            sample_with::<K, NoSave>(i, k, ins, params, muts, terminated, save, ids)
+        }
+    }
+}
+
+/// [`run_sample`] for an active sample with saver `S`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sample_with<'t, K: Kernel, S: Saver<'t, K, K::Real>>(
+    i: usize,
+    k: u32,
+    ins: &[*const K::Real],
+    params: &[K::Real],
+    muts: &[*mut K::Real],
+    terminated: *mut u8,
+    save: &'t SaveTarget<K::Real>,
+    ids: SlotIds,
+) -> (bool, u32)
+where
+    K::Real: Lane<Elem = K::Real, Mask = bool>,
+{
+    unsafe {
         let inv = K::Ins::<K::Real>::from_fn(|j| *ins[j].add(i));
         let par = K::Params::<K::Real>::from_fn(|j| params[j]);
         let load = || K::Muts::<K::Real>::from_fn(|j| *muts[j].add(i));
         let mut st = load();
         let (mut term, mut failed) = (false, false);
-        let mut taken = advance::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
+        let mut sv = S::begin(save, ids, i, false, &st);
+        let mut taken =
+            advance::<K, K::Real, S>(&inv, &par, &mut st, &mut term, &mut failed, k, &mut sv);
         if needs_replay::<K, K::Real>(&st, false, failed) {
-            // The planes still hold the launch's start state: replay it step by step.
+            // The planes still hold the launch's start state: replay it step by step (its
+            // saved points overwrite the fast path's).
             st = load();
             (term, failed) = (false, false);
-            taken = advance_checked::<K, K::Real>(&inv, &par, &mut st, &mut term, &mut failed, k);
+            sv = S::begin(save, ids, i, false, &st);
+            taken = advance_checked::<K, K::Real, S>(
+                &inv,
+                &par,
+                &mut st,
+                &mut term,
+                &mut failed,
+                k,
+                &mut sv,
+            );
         }
         for (j, v) in st.as_slice().iter().enumerate() {
             *muts[j].add(i) = *v;
+        }
+        if term {
+            sv.finish(taken, &st, term, failed, true);
         }
         *terminated.add(i) = if failed { FAILED } else { term as u8 };
         (!term, taken)

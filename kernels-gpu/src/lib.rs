@@ -45,6 +45,9 @@ pub mod kernel;
 pub mod lane;
 pub mod math;
 pub mod methods;
+// Save points written from inside a launch: plumbing, like `advance`.
+#[doc(hidden)]
+pub mod save;
 
 pub use bits::IntLane;
 pub use hawk_macros::kernel;

@@ -4,6 +4,7 @@
 use crate::LaunchStats;
 use crate::workset::Ptrs;
 use hawk::lane::Multi;
+use hawk::save::{GroupSave, NoSave, Saver};
 use hawk::{
     ACTIVE, FAILED, FINISHED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked,
     needs_replay, run_sample,
@@ -135,8 +136,8 @@ pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> LaunchSta
 /// # Safety
 /// As [`run_chunk`], for slots `i..i + L::WIDTH`.
 #[inline(always)]
-unsafe fn group<K: Kernel, L: Lane<Elem = K::Real>>(
-    p: &Ptrs<K::Real>,
+unsafe fn group<'t, K: Kernel, L: Lane<Elem = K::Real>, S: Saver<'t, K, L>>(
+    p: &'t Ptrs<K::Real>,
     params: &K::Params<L>,
     i: usize,
     start: L::Mask,
@@ -152,15 +153,27 @@ where
         let load = || K::Muts::<L>::from_fn(|j| L::load(p.muts[j].add(i)));
         let mut st = load();
         let (mut term, mut failed) = (start, L::Mask::splat(false));
-        let mut taken = advance::<K, L>(&ins, params, &mut st, &mut term, &mut failed, k);
+        let mut sv = S::begin(&p.save, p.ids, i, start, &st);
+        let mut taken =
+            advance::<K, L, S>(&ins, params, &mut st, &mut term, &mut failed, k, &mut sv);
         if needs_replay::<K, L>(&st, start, failed) {
-            // The planes still hold the launch's start state: replay it checked.
+            // The planes still hold the launch's start state: replay it checked (its saved
+            // points overwrite the fast path's).
             // Fresh locals, so the fast path's state never has its address taken
             // (which would keep it in memory instead of registers).
             let mut st2 = load();
             let (mut term2, mut failed2) = (start, L::Mask::splat(false));
-            taken = advance_checked::<K, L>(&ins, params, &mut st2, &mut term2, &mut failed2, k);
-            (st, term, failed) = (st2, term2, failed2);
+            let mut sv2 = S::begin(&p.save, p.ids, i, start, &st2);
+            taken = advance_checked::<K, L, S>(
+                &ins,
+                params,
+                &mut st2,
+                &mut term2,
+                &mut failed2,
+                k,
+                &mut sv2,
+            );
+            (st, term, failed, sv) = (st2, term2, failed2, sv2);
         }
         for (j, v) in st.as_slice().iter().enumerate() {
             v.store(p.muts[j].add(i));
@@ -170,6 +183,9 @@ where
         // Only lanes that were running and now stopped change their byte.
         let changed = (t | f) & !s0;
         if changed != 0 {
+            // Lanes that stopped in this launch keep their final state for later points.
+            let stopped = L::Mask::from_fn(|l| changed >> l & 1 == 1);
+            sv.finish(taken, &st, term, failed, stopped);
             for l in 0..w {
                 if changed >> l & 1 == 1 {
                     *flags.add(l) = if f >> l & 1 == 1 { FAILED } else { FINISHED };
@@ -194,6 +210,30 @@ unsafe fn run_chunk<K: Kernel, L: Lane<Elem = K::Real>>(
 where
     K::Real: HostReal,
 {
+    // One branch per chunk: the loop without saving is its own monomorphization.
+    unsafe {
+        if p.save.on() {
+            chunk_with::<K, L, GroupSave<'_, L>>(p, lo, hi, k)
+        } else {
+            chunk_with::<K, L, NoSave>(p, lo, hi, k)
+        }
+    }
+}
+
+/// [`run_chunk`] with saver `S`.
+///
+/// # Safety
+/// As [`run_chunk`].
+#[inline(always)]
+unsafe fn chunk_with<'t, K: Kernel, L: Lane<Elem = K::Real>, S: Saver<'t, K, L>>(
+    p: &'t Ptrs<K::Real>,
+    lo: usize,
+    hi: usize,
+    k: u32,
+) -> LaunchStats
+where
+    K::Real: HostReal,
+{
     let w = L::WIDTH;
     let params = K::Params::<L>::from_fn(|j| L::splat(p.params[j]));
     let mut stats = LaunchStats::default();
@@ -205,14 +245,14 @@ where
             // constant and, unless a lane finishes or fails, no status byte changes.
             let all_running = (0..w).all(|l| *flags.add(l) == ACTIVE);
             let (s, taken) = if all_running {
-                group::<K, L>(p, &params, i, L::Mask::splat(false), k)
+                group::<K, L, S>(p, &params, i, L::Mask::splat(false), k)
             } else {
                 let start = L::Mask::from_fn(|l| *flags.add(l) != ACTIVE);
                 if start.all() {
                     i += w;
                     continue;
                 }
-                group::<K, L>(p, &params, i, start, k)
+                group::<K, L, S>(p, &params, i, start, k)
             };
             stats.active += s;
             stats.loaded += w;
@@ -223,7 +263,16 @@ where
             if *p.terminated.add(i) == ACTIVE {
                 stats.loaded += 1;
             }
-            let (running, taken) = run_sample::<K>(i, k, &p.ins, &p.params, &p.muts, p.terminated);
+            let (running, taken) = run_sample::<K>(
+                i,
+                k,
+                &p.ins,
+                &p.params,
+                &p.muts,
+                p.terminated,
+                &p.save,
+                p.ids,
+            );
             stats.active += running as usize;
             stats.lane_steps += u64::from(taken);
             i += 1;

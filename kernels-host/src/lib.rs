@@ -21,6 +21,7 @@ pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey
 pub use workset::WorkSet;
 
 use hawk::Kernel;
+use hawk::save::SaveTarget;
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -267,12 +268,13 @@ impl HostTeam {
             isa: self.isa,
             lanes: self.lanes::<K::Real>(),
         };
-        self.launch_shape::<K>(work, k, shape)
+        self.launch_shape::<K>(work, k, shape, SaveTarget::NONE)
     }
 
     /// Advances every active sample of `work` up to `k` steps in lane groups of `shape`;
     /// says how many are still active afterwards and how many slots had their state loaded.
-    /// Every shape gives the same bits.
+    /// Every shape gives the same bits. The lane groups write the launch's save points
+    /// into `save` as they go (`SaveTarget::NONE`: no saving, the loop without it).
     ///
     /// # Panics
     /// When `shape`'s ISA is not available here or its width is not in [`LANE_WIDTHS`].
@@ -281,6 +283,7 @@ impl HostTeam {
         work: &mut WorkSet<K::Real>,
         k: u32,
         shape: Shape,
+        save: SaveTarget<K::Real>,
     ) -> LaunchStats
     where
         K::Real: HostReal,
@@ -291,7 +294,7 @@ impl HostTeam {
         );
         let lanes = shape.lanes;
         let run = dispatch::chunk_fn::<K>(shape.isa, lanes);
-        let ptrs = work.ptrs();
+        let ptrs = work.ptrs(save);
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), lanes);
         let body = || {
@@ -318,6 +321,7 @@ impl HostTeam {
         work: &mut WorkSet<K::Real>,
         k: u32,
         shapes: &[Shape],
+        save: SaveTarget<K::Real>,
     ) -> (LaunchStats, Vec<ProbeTiming>)
     where
         K::Real: HostReal,
@@ -335,7 +339,7 @@ impl HostTeam {
             .collect();
         // Chunks a multiple of every width (the candidates' widths divide the largest).
         let widest = shapes.iter().map(|s| s.lanes).fold(1, lcm);
-        let ptrs = work.ptrs();
+        let ptrs = work.ptrs(save);
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), widest);
         let m = shapes.len();

@@ -2,6 +2,7 @@
 //! terminated flags, and which caller sample each slot holds.
 
 use hawk::Real;
+use hawk::save::{SaveTarget, SlotIds};
 use std::borrow::Cow;
 
 /// The samples a run is still working on, densely packed.
@@ -25,6 +26,10 @@ pub(crate) struct Ptrs<R> {
     pub params: Vec<R>,
     pub muts: Vec<*mut R>,
     pub terminated: *mut u8,
+    /// Where the launch saves points (`SaveTarget::NONE`: nowhere).
+    pub save: SaveTarget<R>,
+    /// Which caller sample each slot holds (for saved points).
+    pub ids: SlotIds,
 }
 
 // SAFETY: a launch hands disjoint index ranges to different threads.
@@ -112,12 +117,18 @@ impl<'a, R: Real> WorkSet<'a, R> {
         self.muts
     }
 
-    pub(crate) fn ptrs(&mut self) -> Ptrs<R> {
+    pub(crate) fn ptrs(&mut self, save: SaveTarget<R>) -> Ptrs<R> {
         Ptrs {
             ins: self.ins.iter().map(|p| p.as_ptr()).collect(),
             params: self.params.clone(),
             muts: self.muts.iter_mut().map(|p| p.as_mut_ptr()).collect(),
             terminated: self.terminated.as_mut_ptr(),
+            save,
+            ids: if self.permuted {
+                SlotIds::Wide(self.ids.as_ptr())
+            } else {
+                SlotIds::Same
+            },
         }
     }
 

@@ -13,11 +13,13 @@ use crate::options::{Arm, Compaction, DeviceCompaction, Plan};
 use crate::planes::Bound;
 use crate::report::{RunReport, TeamKind};
 use crate::run_loop::{TeamRun, run_loop};
+use crate::runner::Saving;
 use crate::trace;
+use crate::trajectory::{SavePlan, Trajectory};
 use hawk::Kernel;
 use hawk::device::{
-    CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, ScanCounts, ScatterB1, ScatterB4, ScatterB8,
-    StepEntry, StepLaunch, WhileCondition, WriteChunks,
+    CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, SaveLaunch, ScanCounts, ScatterB1, ScatterB4,
+    ScatterB8, StepEntry, StepLaunch, WhileCondition, WriteChunks,
 };
 use hawk_host::HostReal;
 use std::collections::HashMap;
@@ -45,6 +47,23 @@ struct GraphKey {
     k: u32,
     /// 0 for one launch; the launch cap for a WHILE graph.
     while_launches: u32,
+    /// The save arguments (all zero without saving).
+    save: SaveLaunch,
+}
+
+/// The device buffers of a trajectory, kept by the session between runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SaveBuffers {
+    data: DevPtr,
+    status: DevPtr,
+    times: DevPtr,
+    /// The run's global step count before the current launch (a `u64` the step entries
+    /// read, uploaded before each launch, so a captured graph replays with the current one).
+    step0: DevPtr,
+    /// Bytes of `data` and `status` (what they were allocated for).
+    data_bytes: usize,
+    status_bytes: usize,
+    times_bytes: usize,
 }
 
 /// A step launch's arguments: the plain entry's (`hawk_<name>`) or the indexed one's.
@@ -82,6 +101,10 @@ pub(crate) struct Session<B: Backend> {
     graphs: HashMap<GraphKey, GraphId>,
     /// The device holds the current state (the caller's planes may be stale).
     on_device: bool,
+    /// Trajectory buffers (allocated by the first run that saves, reused after).
+    save: Option<SaveBuffers>,
+    /// The device holds saved points the host trajectory lacks (until `to_host`).
+    saved_on_device: bool,
 }
 
 fn bytes_of<R>(s: &[R]) -> &[u8] {
@@ -132,13 +155,88 @@ impl<B: Backend> Session<B> {
             ids,
             graphs: HashMap::new(),
             on_device: false,
+            save: None,
+            saved_on_device: false,
         })
+    }
+
+    /// Device buffers for `plan`'s points (reused when big enough; else allocated, after
+    /// checking the driver's free memory), their statuses zeroed (not reached) and the save
+    /// times uploaded: the arguments every step launch of the run gets, with `ids`.
+    fn save_buffers<R: HostReal>(
+        &mut self,
+        plan: &SavePlan,
+        traj: &Trajectory<R>,
+    ) -> Result<SaveLaunch, Error> {
+        let data_bytes = plan.names.len() * plan.points * plan.n * R::BYTES;
+        let status_bytes = plan.points * plan.n;
+        let times_bytes = plan.times.len() * R::BYTES;
+        let fits = self.save.is_some_and(|b| {
+            b.data_bytes >= data_bytes
+                && b.status_bytes >= status_bytes
+                && b.times_bytes >= times_bytes
+        });
+        if !fits {
+            // Buffers of an earlier plan stay allocated until the session ends (the
+            // backends free on drop); a runner's plan never changes, so this runs once.
+            let need = (data_bytes + status_bytes + times_bytes) as u64;
+            if let Some(free) = self.be.mem_free()
+                && need > free as u64
+            {
+                return Err(plan.too_large_on_device(R::BYTES, free as u64));
+            }
+            self.save = Some(SaveBuffers {
+                data: self.be.alloc(data_bytes)?,
+                status: self.be.alloc(status_bytes)?,
+                times: self.be.alloc(times_bytes)?,
+                step0: self.be.alloc(8)?,
+                data_bytes,
+                status_bytes,
+                times_bytes,
+            });
+        }
+        let b = self.save.expect("allocated above");
+        self.be.zero(b.status, status_bytes)?;
+        if times_bytes > 0 {
+            self.be.upload(b.times, bytes_of(&traj.times_r))?;
+        }
+        Ok(SaveLaunch {
+            data: b.data,
+            status: b.status,
+            times: if plan.every == 0 { b.times } else { 0 },
+            ids: 0,
+            step0: b.step0,
+            every: plan.every,
+            points: plan.points as u32,
+            n: plan.n as u32,
+            planes: plan.mask,
+            time: plan.time,
+        })
+    }
+
+    /// Brings the saved points home into `traj` (when the device holds newer ones).
+    fn copy_trajectory<R: HostReal>(&mut self, traj: &mut Trajectory<R>) -> Result<(), Error> {
+        let Some(b) = self.save.filter(|_| self.saved_on_device) else {
+            return Ok(());
+        };
+        let _r = trace::range("trajectory to_host");
+        self.be.download(b.data, bytes_of_mut(&mut traj.data))?;
+        self.be.download(b.status, &mut traj.status)?;
+        self.saved_on_device = false;
+        Ok(())
     }
 
     /// The one device-to-host copy of the results into the caller's planes. Every plane is
     /// downloaded before any is written, so a device fault leaves the caller's planes as
     /// they were.
-    pub fn copy_home<R: HostReal>(&mut self, planes: &mut Bound<'_, R>) -> Result<(), Error> {
+    pub fn copy_home<R: HostReal>(
+        &mut self,
+        planes: &mut Bound<'_, R>,
+        traj: Option<&mut Trajectory<R>>,
+    ) -> Result<(), Error> {
+        if let Some(t) = traj {
+            self.copy_trajectory(t)?;
+        }
         if !self.on_device {
             return Ok(());
         }
@@ -156,8 +254,12 @@ impl<B: Backend> Session<B> {
     }
 
     /// Brings the state home and makes the caller's planes the source of the next run.
-    pub fn release_to_host<R: HostReal>(&mut self, planes: &mut Bound<'_, R>) -> Result<(), Error> {
-        self.copy_home(planes)?;
+    pub fn release_to_host<R: HostReal>(
+        &mut self,
+        planes: &mut Bound<'_, R>,
+        traj: Option<&mut Trajectory<R>>,
+    ) -> Result<(), Error> {
+        self.copy_home(planes, traj)?;
         self.on_device = false;
         Ok(())
     }
@@ -191,6 +293,7 @@ impl<B: Backend> Session<B> {
         slots: u32,
         k: u32,
         params: &[K::Real],
+        save: SaveLaunch,
     ) -> StepArgs<K>
     where
         K::Real: HostReal,
@@ -217,6 +320,15 @@ impl<B: Backend> Session<B> {
             muts,
             terminated: term,
             active: self.active,
+            // Dense planes: slot `i` holds caller sample `ids[i]`; elsewhere the thread's
+            // sample index is the caller's.
+            save: SaveLaunch {
+                ids: match layout {
+                    Layout::Dense(ids) if save.data != 0 => ids,
+                    _ => 0,
+                },
+                ..save
+            },
         };
         match layout {
             Layout::Indexed(_) => StepArgs::Indexed(K::StepIndexed::new(&launch)),
@@ -231,12 +343,13 @@ impl<B: Backend> Session<B> {
         slots: u32,
         k: u32,
         params: &[K::Real],
+        save: SaveLaunch,
     ) -> Result<(), Error>
     where
         K::Real: HostReal,
     {
         self.be.zero(self.active, 4)?;
-        let step = self.step_launch_args::<K>(layout, slots, k, params);
+        let step = self.step_launch_args::<K>(layout, slots, k, params, save);
         step.launch(&mut self.be, slots)
     }
 
@@ -387,6 +500,7 @@ impl<B: Backend> Session<B> {
     }
 
     /// One launch of `k` steps by the arm (direct or graph replay); returns the active count.
+    #[allow(clippy::too_many_arguments)]
     fn launch_once<K: Kernel>(
         &mut self,
         arm: Arm,
@@ -394,6 +508,7 @@ impl<B: Backend> Session<B> {
         slots: u32,
         k: u32,
         params: &[K::Real],
+        save: SaveLaunch,
         report: &mut RunReport,
     ) -> Result<u32, Error>
     where
@@ -406,13 +521,14 @@ impl<B: Backend> Session<B> {
             "graph replay"
         });
         if arm == Arm::Simulate {
-            self.queue_launch::<K>(layout, slots, k, params)?;
+            self.queue_launch::<K>(layout, slots, k, params, save)?;
         } else {
             let key = GraphKey {
                 layout,
                 slots,
                 k,
                 while_launches: 0,
+                save,
             };
             let g = match self.graphs.get(&key) {
                 Some(&g) => g,
@@ -420,7 +536,7 @@ impl<B: Backend> Session<B> {
                     let _r = trace::range("graph capture");
                     let t = Instant::now();
                     self.be.begin_capture()?;
-                    let queued = self.queue_launch::<K>(layout, slots, k, params);
+                    let queued = self.queue_launch::<K>(layout, slots, k, params, save);
                     let g = self.be.end_capture();
                     queued?;
                     let g = g?;
@@ -456,6 +572,7 @@ impl<B: Backend> Session<B> {
             slots,
             k,
             while_launches: max_launches,
+            save: SaveLaunch::default(),
         };
         let g = match self.graphs.get(&key) {
             Some(&g) => g,
@@ -464,7 +581,8 @@ impl<B: Backend> Session<B> {
                 let t = Instant::now();
                 let (active, launches, history, cond) =
                     (self.active, self.launches, self.history, self.cond);
-                let step = self.step_launch_args::<K>(layout, slots, k, params);
+                let step =
+                    self.step_launch_args::<K>(layout, slots, k, params, SaveLaunch::default());
                 let cond_args = WhileCondition {
                     active: dptr(active),
                     launches: dptr(launches),
@@ -536,21 +654,34 @@ pub(crate) struct DeviceRun<'s, B: Backend, K: Kernel> {
     issued: IssuedBytes,
     /// Samples active before the next launch.
     running: u32,
+    /// The save arguments of every launch (all zero without saving) and the plan.
+    save: SaveLaunch,
+    save_plan: Option<&'s SavePlan>,
 }
 
 impl<B: Backend> Session<B> {
     /// Starts a run from the device state left by the last run, or from the caller's
     /// planes when they are the current state, with the status bytes in `status` (all
     /// `ACTIVE` for a fresh run); also the report's team fields.
-    pub fn begin<K: Kernel>(
-        &mut self,
+    pub fn begin<'s, K: Kernel>(
+        &'s mut self,
         plan: &Plan,
         planes: &Bound<'_, K::Real>,
         status: &[u8],
-    ) -> Result<(DeviceRun<'_, B, K>, RunReport), Error>
+        saving: Option<Saving<'s, K::Real>>,
+    ) -> Result<(DeviceRun<'s, B, K>, RunReport), Error>
     where
         K::Real: HostReal,
     {
+        // Sized against the device's free memory before anything is uploaded.
+        let (save, save_plan) = match saving {
+            Some(s) => {
+                let launch = self.save_buffers::<K::Real>(s.plan, s.traj)?;
+                self.saved_on_device = true;
+                (launch, Some(s.plan))
+            }
+            None => (SaveLaunch::default(), None),
+        };
         if !self.on_device {
             let _r = trace::range("upload");
             for (j, src) in planes.muts.iter().enumerate() {
@@ -576,6 +707,8 @@ impl<B: Backend> Session<B> {
             strategy: plan.device_compaction,
             issued: IssuedBytes::of::<K>(),
             running: status.iter().filter(|&&b| b == hawk::ACTIVE).count() as u32,
+            save,
+            save_plan,
         };
         Ok((run, report))
     }
@@ -609,12 +742,24 @@ where
     fn whole_loop(
         &mut self,
         plan: &Plan,
-        left: u64,
+        from: u64,
         report: &mut RunReport,
     ) -> Result<Option<usize>, Error> {
         if self.arm != Arm::GraphWhile {
             return Ok(None);
         }
+        if self.save.data != 0 {
+            // The WHILE body would need the global step to advance on the device between
+            // iterations; saving runs host-driven graph replays instead (the step count is
+            // uploaded before each).
+            report
+                .notes
+                .push("graph_while fell back to graph: saving points".into());
+            self.arm = Arm::Graph;
+            report.arm = Some(Arm::Graph);
+            return Ok(None);
+        }
+        let left = plan.max_steps - from;
         let k = plan.next_k(left, false);
         let max_launches = u32::try_from(left / u64::from(k)).unwrap_or(u32::MAX);
         if plan.compaction != Compaction::Off {
@@ -647,11 +792,18 @@ where
         }
     }
 
-    fn launch(&mut self, k: u32, report: &mut RunReport) -> Result<usize, Error> {
+    fn launch(&mut self, k: u32, from: u64, report: &mut RunReport) -> Result<usize, Error> {
         let (arm, layout, slots) = (self.arm, self.layout, self.slots);
-        let active = self
-            .s
-            .launch_once::<K>(arm, layout, slots, k, &self.params, report)?;
+        if self.save.data != 0 {
+            // Where this launch's points fall: 8 bytes, stream-ordered before the launch.
+            self.s.be.upload(self.save.step0, &from.to_ne_bytes())?;
+        }
+        if let Some(p) = self.save_plan {
+            report.issued_bytes += p.launch_bytes::<K::Real>(from, k, self.running as usize);
+        }
+        let active =
+            self.s
+                .launch_once::<K>(arm, layout, slots, k, &self.params, self.save, report)?;
         let indexed = matches!(layout, Layout::Indexed(_));
         report.issued_bytes += self.issued.device_launch(slots, self.running, indexed);
         self.running = active;
@@ -706,11 +858,20 @@ pub(crate) trait DeviceSession<K: Kernel>: Send {
         status: &mut [u8],
         steps_before: u64,
         ctl: &Control,
+        save: Option<Saving<'_, K::Real>>,
     ) -> Result<RunReport, Error>;
     /// See [`Session::copy_home`].
-    fn copy_home(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error>;
+    fn copy_home(
+        &mut self,
+        planes: &mut Bound<'_, K::Real>,
+        traj: Option<&mut Trajectory<K::Real>>,
+    ) -> Result<(), Error>;
     /// See [`Session::release_to_host`].
-    fn release_to_host(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error>;
+    fn release_to_host(
+        &mut self,
+        planes: &mut Bound<'_, K::Real>,
+        traj: Option<&mut Trajectory<K::Real>>,
+    ) -> Result<(), Error>;
 }
 
 impl<B: Backend + Send, K: Kernel> DeviceSession<K> for Session<B>
@@ -724,14 +885,23 @@ where
         status: &mut [u8],
         steps_before: u64,
         ctl: &Control,
+        save: Option<Saving<'_, K::Real>>,
     ) -> Result<RunReport, Error> {
-        let (run, report) = self.begin::<K>(plan, planes, status)?;
+        let (run, report) = self.begin::<K>(plan, planes, status, save)?;
         run_loop::<K, _>(run, plan, planes, status, steps_before, ctl, report)
     }
-    fn copy_home(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error> {
-        Session::copy_home(self, planes)
+    fn copy_home(
+        &mut self,
+        planes: &mut Bound<'_, K::Real>,
+        traj: Option<&mut Trajectory<K::Real>>,
+    ) -> Result<(), Error> {
+        Session::copy_home(self, planes, traj)
     }
-    fn release_to_host(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error> {
-        Session::release_to_host(self, planes)
+    fn release_to_host(
+        &mut self,
+        planes: &mut Bound<'_, K::Real>,
+        traj: Option<&mut Trajectory<K::Real>>,
+    ) -> Result<(), Error> {
+        Session::release_to_host(self, planes, traj)
     }
 }

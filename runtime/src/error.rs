@@ -179,6 +179,20 @@ pub enum Error {
         /// Parameter sizes the PTX declares.
         found: Vec<u8>,
     },
+    /// Save points (`Options::save`) that cannot be saved as asked.
+    #[error("save points: {0}")]
+    Save(String),
+    /// The saved points would not fit: the message names the size, the limit and how to
+    /// shrink it. Nothing ran; the planes are untouched.
+    #[error("{message}")]
+    TrajectoryTooLarge {
+        /// Bytes the trajectory needs.
+        bytes: u64,
+        /// The limit it exceeds.
+        limit: u64,
+        /// The whole explanation.
+        message: String,
+    },
     /// The device team was asked for but cannot be used.
     #[error("device team unavailable: {0}")]
     DeviceUnavailable(String),

@@ -8,8 +8,10 @@ use crate::options::Compaction;
 use crate::planes::Bound;
 use crate::report::{RunReport, TeamKind};
 use crate::run_loop::TeamRun;
+use crate::runner::Saving;
 use crate::trace;
 use hawk::Kernel;
+use hawk::save::SaveTarget;
 use hawk_host::{HostReal, HostTeam, LaunchPlan, ProbeTiming, ShapeChoice, ShapeSource, WorkSet};
 use std::borrow::Cow;
 use std::time::Instant;
@@ -25,6 +27,9 @@ pub(crate) struct HostRun<'t, 'a, R: HostReal> {
     pass_s: Option<f64>,
     lane_steps: u64,
     issued: IssuedBytes,
+    /// Where the lane groups write save points (written by caller id, so compaction and
+    /// reorder never move them).
+    save: Option<Saving<'t, R>>,
 }
 
 impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
@@ -34,6 +39,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
         team: &'t HostTeam,
         planes: &Bound<'a, R>,
         status: &[u8],
+        save: Option<Saving<'t, R>>,
     ) -> (Self, RunReport) {
         let copy = trace::range("copy in");
         let muts = {
@@ -55,6 +61,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
             pass_s: None,
             lane_steps: 0,
             issued: IssuedBytes::of::<K>(),
+            save,
         };
         (run, report)
     }
@@ -64,17 +71,22 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
     fn launch_or_probe<K: Kernel<Real = R>>(
         &mut self,
         k: u32,
+        from: u64,
     ) -> (hawk_host::LaunchStats, ShapeChoice) {
         let team = self.team;
         let work = &mut self.work;
+        let save = match &mut self.save {
+            Some(s) => s.plan.target(s.traj, from),
+            None => SaveTarget::NONE,
+        };
         match team.next_launch::<K>() {
-            LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape), c),
+            LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape, save), c),
             LaunchPlan::Probe(shapes) => {
                 let (stats, timings) = match shapes[..] {
                     // A finalist: one whole launch at its shape, timed by the wall clock.
                     [shape] => {
                         let t = Instant::now();
-                        let stats = team.launch_shape::<K>(work, k, shape);
+                        let stats = team.launch_shape::<K>(work, k, shape, save);
                         let one = ProbeTiming {
                             shape,
                             secs: t.elapsed().as_secs_f64(),
@@ -82,7 +94,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
                         };
                         (stats, vec![one])
                     }
-                    _ => team.launch_probe::<K>(work, k, &shapes),
+                    _ => team.launch_probe::<K>(work, k, &shapes, save),
                 };
                 let probing = ShapeChoice {
                     shape: shapes[0],
@@ -108,11 +120,14 @@ where
         self.work.len()
     }
 
-    fn launch(&mut self, k: u32, report: &mut RunReport) -> Result<usize, Error> {
+    fn launch(&mut self, k: u32, from: u64, report: &mut RunReport) -> Result<usize, Error> {
         let (stats, choice) = {
             let _r = trace::range("launch");
-            self.launch_or_probe::<K>(k)
+            self.launch_or_probe::<K>(k, from)
         };
+        if let Some(s) = &self.save {
+            report.issued_bytes += s.plan.launch_bytes::<K::Real>(from, k, stats.loaded);
+        }
         // A shape probed during this run is reported as probed, not as measured earlier.
         report.lanes = match report.lanes {
             Some(prev) if prev.source == ShapeSource::Probed => Some(ShapeChoice {

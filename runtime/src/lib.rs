@@ -30,6 +30,7 @@ mod run_loop;
 mod runner;
 mod team;
 mod trace;
+mod trajectory;
 
 pub use control::CancelHandle;
 pub use device::cuda::CudaTeam;
@@ -40,9 +41,11 @@ pub use device::{
 pub use error::{DriverCode, Error};
 pub use hawk_host::{HostConfig, Isa};
 pub use options::{
-    AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options, Reorder,
+    AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options,
+    Reorder, SaveAt, SaveWhen,
 };
 pub use planes::PlaneSet;
 pub use report::{RunReport, Status, Stop, TeamKind};
 pub use runner::{Runner, until_done, until_done_with};
 pub use team::{Deployed, Team, TeamChoice, deploy_on_with_module, device_unavailable_reason};
+pub use trajectory::{PointStatus, Trajectory};

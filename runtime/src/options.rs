@@ -138,6 +138,78 @@ impl fmt::Display for DeviceCompaction {
     }
 }
 
+/// When a run saves points (a trajectory): see [`SaveAt`].
+#[derive(Clone, Debug)]
+pub enum SaveWhen {
+    /// After every `m` global steps: points after steps `m, 2m, ...` up to `max_steps`
+    /// (`max_steps / m` points). For fixed-step kernels; every launch advances all its
+    /// samples from the same step, so this costs one scalar test per step.
+    Every(u64),
+    /// At these times (strictly increasing, finite), against the kernel's time plane
+    /// (`#[kernel(time = t)]`): point `j` is the first state whose time is `>= times[j]`
+    /// (the initial state where `times[j] <=` the initial time). Kernels with a `NextSave`
+    /// argument (the built-in adaptive ones) land on each time exactly; fixed-step kernels
+    /// save the first step at or past it.
+    Times(Vec<f64>),
+}
+
+impl PartialEq for SaveWhen {
+    /// Times compare by their bits (so `Eq` holds).
+    fn eq(&self, o: &Self) -> bool {
+        match (self, o) {
+            (SaveWhen::Every(a), SaveWhen::Every(b)) => a == b,
+            (SaveWhen::Times(a), SaveWhen::Times(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
+            _ => false,
+        }
+    }
+}
+impl Eq for SaveWhen {}
+
+/// Save points: when, and which mutable planes (default: all of them). The points land in
+/// the runner's [`Trajectory`](crate::Trajectory), indexed by the caller's sample order.
+///
+/// ```
+/// use eagle_runtime::{Options, SaveAt};
+/// // x, y and z after steps 10, 20, ..., 1000: 100 points per sample.
+/// let every = Options::new(1000).save(SaveAt::every(10).planes(&["x", "y", "z"]));
+/// // The state at t = 0.25, 0.5, 0.75 and 1 (every mutable plane).
+/// let at = Options::new(100_000).save(SaveAt::times(&[0.25, 0.5, 0.75, 1.0]));
+/// # let _ = (every, at);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SaveAt {
+    /// When points are saved.
+    pub when: SaveWhen,
+    /// The mutable planes saved, by name; `None`: every mutable plane, in declaration order.
+    pub planes: Option<Vec<String>>,
+}
+
+impl SaveAt {
+    /// A point after every `m` steps (see [`SaveWhen::Every`]).
+    pub fn every(m: u64) -> Self {
+        SaveAt {
+            when: SaveWhen::Every(m),
+            planes: None,
+        }
+    }
+    /// A point at each of `times` (see [`SaveWhen::Times`]); checked by `until_done`
+    /// (strictly increasing, finite, at least one).
+    pub fn times(times: &[f64]) -> Self {
+        SaveAt {
+            when: SaveWhen::Times(times.to_vec()),
+            planes: None,
+        }
+    }
+    /// Saves only these mutable planes (they are stored in the kernel's declaration order).
+    pub fn planes(mut self, names: &[&str]) -> Self {
+        self.planes = Some(names.iter().map(|n| (*n).to_owned()).collect());
+        self
+    }
+}
+
 /// Settings of an until-done run: `Options::new(max_steps)` gives the defaults (the
 /// kernel's steps setting, `Compaction::Auto`, no reorder, the `Simulate` arm, index-list
 /// compaction on the device, no time limit, no progress bar), and each builder method
@@ -180,6 +252,12 @@ pub struct Options {
     /// Show a progress bar on stderr (active samples, steps, launches, elapsed); off by
     /// default.
     pub progress: bool,
+    /// Save points during the run (a trajectory); `None` (default) saves nothing.
+    pub save: Option<SaveAt>,
+    /// Most bytes the saved points may take (values and one status byte per point and
+    /// sample); `None`: only the machine's limits (available host memory, and free device
+    /// memory on a device team). A larger trajectory is refused before anything runs.
+    pub trajectory_limit: Option<u64>,
 }
 
 impl Options {
@@ -194,7 +272,19 @@ impl Options {
             device_compaction: DeviceCompaction::default(),
             time_limit: None,
             progress: false,
+            save: None,
+            trajectory_limit: None,
         }
+    }
+    /// Saves points during the run (see [`SaveAt`]).
+    pub fn save(mut self, save: SaveAt) -> Self {
+        self.save = Some(save);
+        self
+    }
+    /// Caps the bytes of saved points (see [`Options::trajectory_limit`](Options#structfield.trajectory_limit)).
+    pub fn trajectory_limit(mut self, bytes: u64) -> Self {
+        self.trajectory_limit = Some(bytes);
+        self
     }
     /// Sets the step cap.
     pub fn max_steps(mut self, max_steps: u64) -> Self {

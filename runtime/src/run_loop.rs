@@ -22,20 +22,22 @@ pub(crate) trait TeamRun<K: Kernel>: Sized {
     /// Slots the next launch covers (samples not yet compacted away).
     fn slots(&self) -> usize;
     /// Runs as many full launches of `k` steps as it can in one go on the team (a device
-    /// WHILE graph), counting them in `report` (`launches`, `steps`, `launches_by_k`,
+    /// WHILE graph), from global step `from` (of `plan.max_steps`), counting them in `report` (`launches`, `steps`, `launches_by_k`,
     /// `active_by_launch`, `slots_by_launch`), and returns the active count; `None` when
     /// the team has no such loop (the launch loop then launches one by one).
     fn whole_loop(
         &mut self,
         plan: &Plan,
-        left: u64,
+        from: u64,
         report: &mut RunReport,
     ) -> Result<Option<usize>, Error> {
-        let _ = (plan, left, report);
+        let _ = (plan, from, report);
         Ok(None)
     }
-    /// One launch of up to `k` steps for every slot; returns the samples still active.
-    fn launch(&mut self, k: u32, report: &mut RunReport) -> Result<usize, Error>;
+    /// One launch of up to `k` steps for every slot, from global step `from` (the steps of
+    /// this run taken before it: where the launch's save points fall); returns the samples
+    /// still active.
+    fn launch(&mut self, k: u32, from: u64, report: &mut RunReport) -> Result<usize, Error>;
     /// Whether to compact now, after a launch of `launch_s` seconds left `active` of
     /// [`TeamRun::slots`] active.
     fn compaction_due(&self, policy: Compaction, active: usize, launch_s: f64) -> bool;
@@ -89,7 +91,7 @@ where
             Some(why) => stop = Some(why),
             None => {
                 let before = report.steps;
-                if let Some(a) = team.whole_loop(plan, plan.max_steps - steps, &mut report)? {
+                if let Some(a) = team.whole_loop(plan, steps, &mut report)? {
                     active = a;
                     steps += report.steps - before;
                     ctl.progress(steps, active, report.launches);
@@ -105,7 +107,7 @@ where
         let k = plan.next_k(plan.max_steps - steps, active < n);
         report.slots_by_launch.push(team.slots());
         let t0 = Instant::now();
-        active = team.launch(k, &mut report)?;
+        active = team.launch(k, steps, &mut report)?;
         let launch_s = t0.elapsed().as_secs_f64();
         report.launches += 1;
         report.steps += u64::from(k);

@@ -9,6 +9,7 @@ use crate::planes::{Bound, bind};
 use crate::report::{RunReport, Status, Stop};
 use crate::run_loop::run_loop;
 use crate::team::{Deployed, Team};
+use crate::trajectory::{SavePlan, Trajectory};
 use hawk::{Kernel, PlaneSource, Role};
 use hawk_host::HostReal;
 
@@ -35,6 +36,18 @@ pub struct Runner<'a, K: Kernel> {
     device: Option<Box<dyn DeviceSession<K>>>,
     /// The team's start-up was reported (by this runner's first successful run).
     startup_reported: bool,
+    /// What a run saves (`Options::save`), checked and sized by `until_done`.
+    save: Option<SavePlan>,
+    /// The saved points, kept between runs (allocated by the first run that saves).
+    trajectory: Option<Trajectory<K::Real>>,
+}
+
+/// A run's save points: the plan and the buffer the team writes into.
+pub(crate) struct Saving<'r, R> {
+    /// What to save.
+    pub plan: &'r SavePlan,
+    /// Where (host memory; a device team keeps its own copy until `to_host`).
+    pub traj: &'r mut Trajectory<R>,
 }
 
 /// A runner with the default [`Options`] and a step cap: `until_done(&deployed, 10_000, planes)`.
@@ -96,6 +109,16 @@ where
         device_compaction: options.device_compaction,
     };
     let n = planes.n;
+    // Sized here, before anything runs: a refused trajectory leaves the planes untouched.
+    let save = match &options.save {
+        None => None,
+        Some(s) => Some(SavePlan::new::<K>(
+            s,
+            options.max_steps,
+            n,
+            options.trajectory_limit,
+        )?),
+    };
     Ok(Runner {
         deployed: deployed.clone(),
         options,
@@ -109,6 +132,8 @@ where
         cancel: CancelHandle::default(),
         device: None,
         startup_reported: false,
+        save,
+        trajectory: None,
     })
 }
 
@@ -142,6 +167,13 @@ where
         &self.status
     }
 
+    /// The points saved by the last run (`Options::save`), in the caller's sample order;
+    /// `None` before the first run or without saving. On a device team they come home with
+    /// [`Runner::to_host`], as the planes do.
+    pub fn trajectory(&self) -> Option<&Trajectory<K::Real>> {
+        self.trajectory.as_ref()
+    }
+
     /// A handle that stops this runner's current or next run at a launch boundary, usable
     /// from any thread.
     pub fn cancel_handle(&self) -> CancelHandle {
@@ -159,7 +191,7 @@ where
                 plane: name.to_owned(),
             })?;
         if let Some(d) = &mut self.device {
-            d.release_to_host(&mut self.planes)?;
+            d.release_to_host(&mut self.planes, self.trajectory.as_mut())?;
         }
         Ok(&mut *self.planes.muts[j])
     }
@@ -181,7 +213,7 @@ where
     pub fn to_host(&mut self) -> Result<(), Error> {
         match &mut self.device {
             None => Ok(()),
-            Some(d) => d.copy_home(&mut self.planes),
+            Some(d) => d.copy_home(&mut self.planes, self.trajectory.as_mut()),
         }
     }
 
@@ -196,6 +228,12 @@ where
     pub fn run(&mut self) -> Result<RunReport, Error> {
         self.bytes.fill(hawk::ACTIVE);
         self.steps_done = 0;
+        if let Some(plan) = &self.save {
+            match &mut self.trajectory {
+                Some(t) if t.fits(plan) => t.reset(),
+                t => *t = Some(Trajectory::new(plan)),
+            }
+        }
         self.go()
     }
 
@@ -284,9 +322,13 @@ where
 
     fn launch_loop(&mut self, bytes: &mut [u8], ctl: &Control) -> Result<RunReport, Error> {
         let steps = self.steps_done;
+        let save = match (&self.save, &mut self.trajectory) {
+            (Some(plan), Some(traj)) => Some(Saving { plan, traj }),
+            _ => None,
+        };
         match &self.deployed.team {
             Team::Host(team) => {
-                let (run, report) = HostRun::begin::<K>(team, &self.planes, bytes);
+                let (run, report) = HostRun::begin::<K>(team, &self.planes, bytes, save);
                 run_loop::<K, _>(run, &self.plan, &mut self.planes, bytes, steps, ctl, report)
             }
             Team::Device(dev) => {
@@ -294,7 +336,7 @@ where
                     self.device = Some(dev.open::<K>(&self.planes)?);
                 }
                 let d = self.device.as_mut().expect("opened above");
-                d.run(&self.plan, &mut self.planes, bytes, steps, ctl)
+                d.run(&self.plan, &mut self.planes, bytes, steps, ctl, save)
             }
         }
     }

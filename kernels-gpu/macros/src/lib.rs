@@ -29,12 +29,14 @@ enum Role {
     Param,
     Terminated,
     Failed,
+    /// `NextSave`: each lane's next save time, supplied by the runtime (`+inf` when none).
+    NextSave,
 }
 
 impl Role {
-    /// A plane (given by the caller), not one of the per-sample flags.
+    /// A plane (given by the caller), not one of the per-sample flags or runtime values.
     fn is_plane(self) -> bool {
-        !matches!(self, Role::Terminated | Role::Failed)
+        !matches!(self, Role::Terminated | Role::Failed | Role::NextSave)
     }
 }
 
@@ -50,6 +52,8 @@ struct Settings {
     /// Where `hawk` is for the crate using the macro (`crate = eagle::hawk`); every path the
     /// macro emits starts with it.
     krate: Path,
+    /// `time = t`: the kernel's time plane (a `&mut Scalar` argument).
+    time: Option<Ident>,
 }
 
 /// Marks a step function as a hawk kernel. See the crate docs of `hawk` for the roles.
@@ -71,6 +75,7 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
         steps: None,
         real: Ident::new("f64", Span::call_site()),
         krate: syn::parse_quote!(::hawk),
+        time: None,
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     for m in metas {
@@ -93,7 +98,31 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
             s.krate = crate_path(&nv.value)?;
             continue;
         }
-        let lit = match &nv.value {
+        if key == "time" {
+            s.time = Some(
+                match &nv.value {
+                    Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().cloned(),
+                    Expr::Lit(l) => match &l.lit {
+                        Lit::Str(v) => v.parse::<Ident>().ok(),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    syn::Error::new(
+                        nv.value.span(),
+                        "`time` names the kernel's time plane, e.g. `time = t`",
+                    )
+                })?,
+            );
+            continue;
+        }
+        // A literal passed through `macro_rules!` (`real = $real`) arrives in a group.
+        let mut value = &nv.value;
+        while let Expr::Group(g) = value {
+            value = &g.expr;
+        }
+        let lit = match value {
             Expr::Lit(l) => l.lit.clone(),
             v => return Err(syn::Error::new(v.span(), "expected a literal")),
         };
@@ -155,6 +184,7 @@ fn role_of(ty: &Type) -> Option<Role> {
         t => match path_name(t)?.as_str() {
             "Scalar" => Some(Role::In),
             "Param" => Some(Role::Param),
+            "NextSave" => Some(Role::NextSave),
             _ => None,
         },
     }
@@ -177,7 +207,8 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
                 pt.ty.span(),
                 "unsupported kernel argument type: write `Scalar` (per-sample input), \
                  `&mut Scalar` (per-sample state), `Param` (one value for all samples), \
-                 `&mut Terminated` (the done flag) or `&mut Failed` (the optional failure flag)",
+                 `&mut Terminated` (the done flag), `&mut Failed` (the optional failure flag) \
+                 or `NextSave` (the next save time, for adaptive steps)",
             ));
         };
         let name = pi.ident.clone();
@@ -215,6 +246,12 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
             second.name.span(),
             "a kernel takes at most one `&mut Failed` (one failure flag per sample): \
              combine conditions into it with masks (`*failed = a | b;`)",
+        ));
+    }
+    if let Some(second) = args.iter().filter(|a| a.role == Role::NextSave).nth(1) {
+        return Err(syn::Error::new(
+            second.name.span(),
+            "a kernel takes at most one `NextSave` (each lane's next save time)",
         ));
     }
     if !args.iter().any(|a| a.role == Role::Mut) {
@@ -278,7 +315,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let sig_args = args.iter().map(|a| {
         let n = &a.name;
         match a.role {
-            Role::In | Role::Param => quote!(#n: Scalar),
+            Role::In | Role::Param | Role::NextSave => quote!(#n: Scalar),
             Role::Mut => quote!(#n: &mut Scalar),
             Role::Terminated | Role::Failed => quote!(#n: &mut <Scalar as #hawk::Lane>::Mask),
         }
@@ -307,11 +344,63 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             }
             Role::Terminated => quote!(terminated),
             Role::Failed => quote!(&mut __failed),
+            Role::NextSave => quote!(next_save),
         })
         .collect();
 
     let fails = args.iter().any(|a| a.role == Role::Failed);
-    let step_fns = if fails {
+    let next_save = args.iter().any(|a| a.role == Role::NextSave);
+    let step_fns = if next_save {
+        // The body takes each lane's next save time: `step_to` is the step; the others pass
+        // `+inf` (no save time ahead).
+        let fails_const = if fails {
+            quote!(
+                const FAILS: bool = true;
+            )
+        } else {
+            quote!()
+        };
+        quote! {
+            #fails_const
+            const NEXT_SAVE: bool = true;
+            #[inline(always)]
+            fn step<L: #hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+            ) {
+                let mut failed = <L::Mask as #hawk::Mask>::splat(false);
+                Self::step_or_fail(ins, params, muts, terminated, &mut failed)
+            }
+            #[inline(always)]
+            fn step_or_fail<L: #hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+                failed: &mut L::Mask,
+            ) {
+                let none = L::splat(<#real as #hawk::Real>::from_f64(f64::INFINITY));
+                Self::step_to(ins, params, muts, terminated, failed, none)
+            }
+            #[inline(always)]
+            #[allow(unused_variables, unused_mut)]
+            fn step_to<L: #hawk::Lane<Elem = #real>>(
+                ins: &[L; #n_in],
+                params: &[L; #n_par],
+                muts: &mut [L; #n_mut],
+                terminated: &mut L::Mask,
+                failed: &mut L::Mask,
+                next_save: L,
+            ) {
+                let [#(#mut_binds),*] = muts;
+                let mut __failed = <L::Mask as #hawk::Mask>::splat(false);
+                #fname::<L>(#(#call_args),*);
+                *failed |= __failed;
+            }
+        }
+    } else if fails {
         quote! {
             const FAILS: bool = true;
             #[inline(always)]
@@ -352,6 +441,19 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                 let [#(#mut_binds),*] = muts;
                 #fname::<L>(#(#call_args),*)
             }
+        }
+    };
+    let time_const = match &settings.time {
+        None => quote!(),
+        Some(t) => {
+            if !args.iter().any(|a| a.role == Role::Mut && a.name == *t) {
+                return Err(syn::Error::new(
+                    t.span(),
+                    format!("`time = {t}` must name one of the kernel's `&mut Scalar` planes"),
+                ));
+            }
+            let ts = t.to_string();
+            quote!(const TIME: Option<&'static str> = Some(#ts);)
         }
     };
 
@@ -438,6 +540,31 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         "GPU entry of kernel `{fname_s}` over an index list: thread `i < n` advances sample \
          `ids[i]` by up to `k` steps and counts it into `active` if still running."
     );
+    // Save points (hawk::save): the same parameters on both step entries (`save_ids` is 0
+    // for the indexed one, whose index list already names caller ids).
+    let save_fields = quote! {
+        save_data: *mut #real, save_status: *mut u8, save_times: *const #real,
+        save_ids: *const u32, save_step0: *const u64, save_every: u32, save_points: u32,
+        save_n: u32, save_planes: u32, save_time: u32,
+    };
+    let save_target = quote! {
+        #hawk::device::save_target::<#real>(
+            a.save_data, a.save_status, a.save_times, a.save_step0, a.save_every,
+            a.save_points, a.save_n, a.save_planes, a.save_time,
+        )
+    };
+    let save_inits = quote! {
+        save_data: #hawk::device::address(l.save.data),
+        save_status: #hawk::device::address(l.save.status),
+        save_times: #hawk::device::address(l.save.times),
+        save_ids: #hawk::device::address(l.save.ids),
+        save_step0: #hawk::device::address(l.save.step0),
+        save_every: l.save.every,
+        save_points: l.save.points,
+        save_n: l.save.n,
+        save_planes: l.save.planes,
+        save_time: l.save.time,
+    };
     let kdoc = format!("The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`.");
     let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
 
@@ -474,6 +601,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             const ENTRY: &'static str = #entry;
             type Step = #step_ty;
             type StepIndexed = #step_idx_ty;
+            #time_const
             #step_fns
         }
 
@@ -482,11 +610,12 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             #[doc(hidden)]
             #vis #step_ty => #entry_id {
                 n: u32, k: u32, #(#plane_fields,)* terminated: *mut u8, active: *mut u32,
+                #save_fields
             }
             |a, i| {
                 #hawk::device::step_thread::<#kty>(
                     i, a.n, a.k, &[#(a.#ins_f),*], &[#(a.#par_f),*], &[#(a.#mut_f),*],
-                    a.terminated, a.active,
+                    a.terminated, a.active, &#save_target, a.save_ids,
                 )
             }
         }
@@ -498,6 +627,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                     n: l.slots, k: l.k, #(#plane_inits,)*
                     terminated: #hawk::device::address(l.terminated),
                     active: #hawk::device::address(l.active),
+                    #save_inits
                 }
             }
         }
@@ -507,12 +637,12 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             #[doc(hidden)]
             #vis #step_idx_ty => #entry_idx_id {
                 n: u32, k: u32, ids: *const u32, #(#plane_fields,)* terminated: *mut u8,
-                active: *mut u32,
+                active: *mut u32, #save_fields
             }
             |a, i| {
                 #hawk::device::step_indexed_thread::<#kty>(
                     i, a.n, a.k, a.ids, &[#(a.#ins_f),*], &[#(a.#par_f),*], &[#(a.#mut_f),*],
-                    a.terminated, a.active,
+                    a.terminated, a.active, &#save_target,
                 )
             }
         }
@@ -524,6 +654,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                     n: l.slots, k: l.k, ids: #hawk::device::address(l.ids), #(#plane_inits,)*
                     terminated: #hawk::device::address(l.terminated),
                     active: #hawk::device::address(l.active),
+                    #save_inits
                 }
             }
         }

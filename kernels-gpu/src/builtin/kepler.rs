@@ -3,7 +3,7 @@
 //! samples run different numbers of periods, so the samples of one ensemble live very
 //! different lengths (the card's compaction workload).
 
-use crate::methods::{AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step};
+use crate::methods::{AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step_to};
 use crate::prelude::*;
 
 /// The Kepler right-hand side (`mu = 1`): `q' = p`, `p' = -q / |q|^3`.
@@ -16,7 +16,8 @@ pub fn kepler_rhs<L: Lane>(_t: L, u: &[L; 4]) -> [L; 4] {
 
 /// One attempted adaptive step of a Kepler orbit (position `qx, qy`, momentum `px, py`)
 /// until the sample's own `t_end`; a sample whose step size collapses is flagged `failed`.
-#[kernel(steps = "auto")]
+/// Steps land exactly on save times.
+#[kernel(steps = "auto", time = t)]
 pub fn kepler_rk78(
     t_end: Scalar,
     rtol: Param,
@@ -31,6 +32,7 @@ pub fn kepler_rk78(
     h: &mut Scalar,
     accepted: &mut Scalar,
     rejected: &mut Scalar,
+    next_save: NextSave,
 ) {
     let mut s = AdaptiveState {
         t: *t,
@@ -40,13 +42,8 @@ pub fn kepler_rk78(
         rejected: *rejected,
     };
     let settings = Settings { rtol, atol, t_end };
-    let out = adaptive_step(
-        &kepler_rhs,
-        &FEHLBERG78,
-        &mut s,
-        &settings,
-        &StepControl::DEFAULT,
-    );
+    let ctl = StepControl::DEFAULT;
+    let out = adaptive_step_to(&kepler_rhs, &FEHLBERG78, &mut s, &settings, &ctl, next_save);
     *qx = s.y[0];
     *qy = s.y[1];
     *px = s.y[2];

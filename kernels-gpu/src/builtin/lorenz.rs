@@ -3,7 +3,7 @@
 //! at dt = 1e-3 and adaptive Fehlberg 7(8) at rtol = atol = 1e-8, in f64 and f32.
 
 use crate::methods::{
-    AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step, rk4_step_fma,
+    AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step_to, rk4_step_fma,
 };
 use crate::prelude::*;
 
@@ -24,7 +24,7 @@ macro_rules! lorenz_rk4 {
     ($name:ident, $real:literal) => {
         /// Lorenz with classic RK4 at a fixed `dt`, until `t >= t_end - dt/2` (so exactly
         /// `round(t_end / dt)` steps whatever the rounding of `t`).
-        #[kernel(steps = "auto", real = $real)]
+        #[kernel(steps = "auto", real = $real, time = t)]
         pub fn $name(
             rho: Scalar,
             sigma: Param,
@@ -54,8 +54,8 @@ macro_rules! lorenz_rk78 {
     ($name:ident, $real:literal) => {
         /// Lorenz with adaptive Fehlberg 7(8) (order-8 solution propagated): one attempted
         /// step per kernel step, per-sample `h`, accepted and rejected counts; a sample whose
-        /// step size collapses is flagged `failed`.
-        #[kernel(steps = "auto", real = $real)]
+        /// step size collapses is flagged `failed`. Steps land exactly on save times.
+        #[kernel(steps = "auto", real = $real, time = t)]
         pub fn $name(
             rho: Scalar,
             sigma: Param,
@@ -72,6 +72,7 @@ macro_rules! lorenz_rk78 {
             h: &mut Scalar,
             accepted: &mut Scalar,
             rejected: &mut Scalar,
+            next_save: NextSave,
         ) {
             let f = lorenz_rhs(sigma, rho, beta);
             let mut s = AdaptiveState {
@@ -82,7 +83,8 @@ macro_rules! lorenz_rk78 {
                 rejected: *rejected,
             };
             let settings = Settings { rtol, atol, t_end };
-            let out = adaptive_step(&f, &FEHLBERG78, &mut s, &settings, &StepControl::DEFAULT);
+            let ctl = StepControl::DEFAULT;
+            let out = adaptive_step_to(&f, &FEHLBERG78, &mut s, &settings, &ctl, next_save);
             *x = s.y[0];
             *y = s.y[1];
             *z = s.y[2];

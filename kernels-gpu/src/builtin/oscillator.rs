@@ -5,7 +5,7 @@
 use crate::prelude::*;
 
 /// The oscillator of "Profile your run": per-sample `omega`, shared `t_end` and `dt`.
-#[kernel(steps = "auto")]
+#[kernel(steps = "auto", time = t)]
 pub fn oscillator(
     omega: Scalar,
     t_end: Param,

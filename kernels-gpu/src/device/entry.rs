@@ -118,6 +118,34 @@ pub struct StepLaunch<'a, R> {
     pub terminated: u64,
     /// The active counter's address.
     pub active: u64,
+    /// Where the launch saves points (all zero: no saving).
+    pub save: SaveLaunch,
+}
+
+/// The save-point arguments of a step launch (see `hawk::save::SaveTarget`): device
+/// addresses and the schedule. `data == 0` saves nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SaveLaunch {
+    /// The saved values' address (`(q * points + j) * n + id`).
+    pub data: u64,
+    /// The point statuses' address (`j * n + id`).
+    pub status: u64,
+    /// The save times' address (times mode), else 0.
+    pub times: u64,
+    /// The caller id of each slot (dense planes), else 0 (slot = caller id).
+    pub ids: u64,
+    /// The address of the run's global step count before the launch (a `u64`).
+    pub step0: u64,
+    /// A point every `every` steps; 0 in times mode.
+    pub every: u32,
+    /// Points per sample.
+    pub points: u32,
+    /// Samples in the ensemble.
+    pub n: u32,
+    /// Bit mask of the saved mutable planes.
+    pub planes: u32,
+    /// The time plane's index among the mutable planes (times mode).
+    pub time: u32,
 }
 
 /// A device address as a typed pointer (the host never dereferences it, except on an

@@ -17,13 +17,15 @@ mod entry;
 mod helpers;
 mod step;
 
-pub use entry::{EntryArgs, EntryDesc, EntryParam, ParamWord, StepEntry, StepLaunch, address};
+pub use entry::{
+    EntryArgs, EntryDesc, EntryParam, ParamWord, SaveLaunch, StepEntry, StepLaunch, address,
+};
 pub use helpers::{
     CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, HELPERS, ScanCounts, ScatterB1, ScatterB4,
     ScatterB8, WhileCondition, WriteChunks, count_chunk, gather, scan_counts, scatter,
     while_condition, write_chunk,
 };
-pub use step::{step_indexed_thread, step_thread};
+pub use step::{save_target, step_indexed_thread, step_thread};
 
 /// The calling thread's global index along x (`blockIdx.x * blockDim.x + threadIdx.x`).
 #[cfg(target_arch = "nvptx64")]

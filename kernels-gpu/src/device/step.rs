@@ -2,10 +2,48 @@
 
 use super::count_one;
 use crate::kernel::{Kernel, run_sample};
-use crate::lane::Lane;
+use crate::lane::{Lane, Real};
+use crate::save::{SaveTarget, SlotIds};
+
+/// The save target of a step launch from the entry's `save_*` parameters (see
+/// [`StepLaunch::save`](super::StepLaunch)): the global step count is read from device memory
+/// (`step0`), so a captured graph replays with the current one. Null `data`: no saving.
+///
+/// # Safety
+/// When `data` is not null, `step0` must point to a live `u64`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn save_target<R: Real>(
+    data: *mut R,
+    status: *mut u8,
+    times: *const R,
+    step0: *const u64,
+    every: u32,
+    points: u32,
+    n: u32,
+    planes: u32,
+    time: u32,
+) -> SaveTarget<R> {
+    if data.is_null() {
+        return SaveTarget::NONE;
+    }
+    SaveTarget {
+        data,
+        status,
+        times,
+        every,
+        step0: unsafe { *step0 },
+        points,
+        n,
+        planes,
+        time,
+    }
+}
 
 /// The body of the generated entry `hawk_<name>`: thread `i` of a launch over samples `0..n`
 /// runs sample `i` up to `k` steps and counts it into `active` if it is still running.
+/// Saved points go to caller id `save_ids[i]` (dense planes), or `i` when `save_ids` is
+/// null (the caller's order).
 ///
 /// # Safety
 /// As [`run_sample`], for every `i < n`; `active` as in [`count_one`].
@@ -20,10 +58,19 @@ pub unsafe fn step_thread<K: Kernel>(
     muts: &[*mut K::Real],
     terminated: *mut u8,
     active: *mut u32,
+    save: &SaveTarget<K::Real>,
+    save_ids: *const u32,
 ) where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
-    if i < n as usize && unsafe { run_sample::<K>(i, k, ins, params, muts, terminated).0 } {
+    let ids = if save_ids.is_null() {
+        SlotIds::Same
+    } else {
+        SlotIds::Narrow(save_ids)
+    };
+    if i < n as usize
+        && unsafe { run_sample::<K>(i, k, ins, params, muts, terminated, save, ids).0 }
+    {
         unsafe { count_one(active) };
     }
 }
@@ -45,12 +92,16 @@ pub unsafe fn step_indexed_thread<K: Kernel>(
     muts: &[*mut K::Real],
     terminated: *mut u8,
     active: *mut u32,
+    save: &SaveTarget<K::Real>,
 ) where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
     if i < n_active as usize {
         let s = unsafe { *idx.add(i) } as usize;
-        if unsafe { run_sample::<K>(s, k, ins, params, muts, terminated).0 } {
+        // The index list names caller ids: saved points go to sample `s`.
+        let saved =
+            unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, SlotIds::Same) };
+        if saved.0 {
             unsafe { count_one(active) };
         }
     }

@@ -149,14 +149,46 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     settings: &Settings<L>,
     ctl: &StepControl,
 ) -> StepOutcome<L::Mask> {
+    let none = L::splat(<L::Elem as crate::lane::Real>::from_f64(f64::INFINITY));
+    adaptive_step_to(f, tab, state, settings, ctl, none)
+}
+
+/// [`adaptive_step`] that also lands exactly on `next_save`, each lane's next save time
+/// (the kernel's `NextSave` argument, `+inf` when none): the step is clipped to it as it is
+/// to `t_end` (where `next_save <= t`, it is ignored). With `next_save = +inf` this is
+/// [`adaptive_step`], bit for bit.
+///
+/// Where an accepted step was shortened to land on a save time (not on `t_end`), the next
+/// attempt tries the unclipped `h` again (the controller's proposal from the clipped step is
+/// dropped unless it is larger): saving then only inserts the clipped steps into the
+/// sequence, it does not make the integration take smaller steps afterwards.
+///
+/// Why not interpolate between steps instead (dense output)? Interpolated points are less
+/// accurate than the method's steps (the interpolant's order is lower for most pairs, and
+/// Fehlberg 7(8) and Dormand-Prince 8(7) have none without extra stages), and they are not
+/// the state of any step the method took: landing exactly makes a saved point a state of the
+/// integration itself (time exactly the save time, the method's full accuracy, the same bits
+/// on every team and lane width), at the cost of one shorter step per save time.
+#[inline(always)]
+pub fn adaptive_step_to<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
+    f: &F,
+    tab: &Tableau<S>,
+    state: &mut AdaptiveState<L, N>,
+    settings: &Settings<L>,
+    ctl: &StepControl,
+    next_save: L,
+) -> StepOutcome<L::Mask> {
     let (t, y, h) = (state.t, state.y, state.h);
     let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
     let active = t.simd_lt(settings.t_end);
 
-    let remaining = settings.t_end - t;
+    // Where a save time comes before `t_end` (and after `t`), the step stops there.
+    let at_save = next_save.simd_lt(settings.t_end) & next_save.simd_gt(t);
+    let stop = L::select(at_save, next_save, settings.t_end);
+    let remaining = stop - t;
     let last = h.simd_ge(remaining);
     let step = L::select(last, remaining, h);
-    let t_new = L::select(last, settings.t_end, t + step);
+    let t_new = L::select(last, stop, t + step);
 
     let s = embedded_step(f, tab, t, &y, step);
 
@@ -183,6 +215,10 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     for n in 0..N {
         state.y[n] = L::select(accept, s.y[n], y[n]);
     }
+    // A step shortened to a save time: try the unclipped `h` next (unless the clipped
+    // step proposes more).
+    let to_save = accept & last & at_save;
+    let h_new = L::select(to_save, h_new.max(h), h_new);
     state.h = L::select(active, h_new, h);
     state.accepted += L::select(accept, one, zero);
     state.rejected += L::select(reject, one, zero);

@@ -26,7 +26,9 @@ mod rk4;
 mod tableau;
 mod tsit5;
 
-pub use adaptive::{AdaptiveState, Settings, StepControl, StepOutcome, adaptive_step};
+pub use adaptive::{
+    AdaptiveState, Settings, StepControl, StepOutcome, adaptive_step, adaptive_step_to,
+};
 pub use dormand_prince87::DORMAND_PRINCE87;
 pub use fehlberg78::FEHLBERG78;
 pub use rhs::Rhs;

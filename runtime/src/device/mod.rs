@@ -113,6 +113,10 @@ pub(crate) trait Backend: Sized {
     ) -> Result<Result<GraphId, String>, Error>;
     /// Queues a replay of a graph.
     fn replay(&mut self, graph: GraphId) -> Result<(), Error>;
+    /// Free device memory in bytes, where the driver says (`None`: unknown).
+    fn mem_free(&mut self) -> Option<usize> {
+        None
+    }
 }
 
 /// The device a kernel was deployed on.

@@ -4,12 +4,13 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
-use hawk::methods::{AdaptiveState, Settings, StepControl, TSIT5, adaptive_step};
+use hawk::methods::{AdaptiveState, Settings, StepControl, TSIT5, adaptive_step_to};
 use hawk::prelude::*;
 
 /// One attempted adaptive step of one Van der Pol oscillator; `terminated` at `t_end`,
-/// `failed` when the step size collapses.
-#[kernel(steps = "auto")]
+/// `failed` when the step size collapses. Steps land exactly on save times (`next_save`), so
+/// saved points sit on the requested times.
+#[kernel(steps = "auto", time = t)]
 pub fn van_der_pol(
     mu: Scalar,
     t_end: Param,
@@ -23,6 +24,7 @@ pub fn van_der_pol(
     h: &mut Scalar,
     accepted: &mut Scalar,
     rejected: &mut Scalar,
+    next_save: NextSave,
 ) {
     let one = Scalar::splat(1.0);
     let f =
@@ -35,7 +37,7 @@ pub fn van_der_pol(
         rejected: *rejected,
     };
     let settings = Settings { rtol, atol, t_end };
-    let out = adaptive_step(&f, &TSIT5, &mut s, &settings, &StepControl::DEFAULT);
+    let out = adaptive_step_to(&f, &TSIT5, &mut s, &settings, &StepControl::DEFAULT, next_save);
     *x = s.y[0];
     *v = s.y[1];
     *t = s.t;

@@ -285,6 +285,10 @@ impl Drop for CudaBackend {
 }
 
 impl Backend for CudaBackend {
+    fn mem_free(&mut self) -> Option<usize> {
+        self.bind().ok()?;
+        result::mem_get_info().ok().map(|(free, _total)| free)
+    }
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error> {
         self.bind()?;
         let p = unsafe { result::malloc_sync(bytes.max(1)) }

@@ -1,0 +1,431 @@
+//! Save points (trajectories), written from inside a launch: the runtime's plumbing, used by
+//! [`advance`](crate::advance) in the host team's lane groups and in every GPU thread.
+//!
+//! A run saving points hands each launch a [`SaveTarget`]: buffers of the whole ensemble,
+//! indexed by the caller's sample id (so compaction and reorder never change where a point
+//! lands), and the schedule:
+//!
+//! - **every `m` steps**: point `j` is the state after global step `(j + 1) * m`. Every
+//!   launch advances all its samples from the same global step, so "is this step a save
+//!   step" is one scalar branch per step for the whole lane group, and the group's vector of
+//!   each saved plane is stored as it is (frozen lanes hold their frozen state: that is the
+//!   state of a run stopped there).
+//! - **at times**: point `j` is the first state whose time plane is `>= times[j]`. Each lane
+//!   carries its next save time; kernels that take a `NextSave` argument (adaptive methods)
+//!   clip their step to land on it exactly, so for them the saved time *equals* `times[j]`.
+//!   A point with `times[j] <=` the initial time is the initial state.
+//!
+//! A sample that stops (finished or failed) keeps its last state for every later point: the
+//! launch in which it stops fills its remaining points with its final state and status, once
+//! (it is never stepped again). Each point has a status byte ([`ACTIVE`], [`FINISHED`],
+//! [`FAILED`]): point `j` of sample `i` is, bit for bit, the planes and status byte of a run
+//! stopped exactly there.
+//!
+//! The no-saving path is [`NoSave`]: a separate monomorphization whose hooks are empty, so it
+//! compiles to exactly the loop without saving.
+
+use crate::kernel::{ACTIVE, FAILED, FINISHED, Kernel};
+use crate::lane::{Lane, LaneArray, Mask, Real};
+
+/// Where and when a launch saves points. The buffers cover the whole ensemble; every index
+/// is a caller sample id.
+#[derive(Clone, Copy, Debug)]
+pub struct SaveTarget<R> {
+    /// Saved values: `data[(q * points + j) * n + id]` for saved plane `q`, point `j`,
+    /// sample `id`. Null: the launch saves nothing.
+    pub data: *mut R,
+    /// Point statuses: `status[j * n + id]` ([`NOT_REACHED`], or the sample's status byte
+    /// plus one).
+    pub status: *mut u8,
+    /// The save times (times mode, `points` of them, strictly increasing); null when saving
+    /// every `every` steps.
+    pub times: *const R,
+    /// A point after every `every` global steps (steps mode); 0 in times mode.
+    pub every: u32,
+    /// Global steps of the run taken before this launch.
+    pub step0: u64,
+    /// Points per sample.
+    pub points: u32,
+    /// Samples in the ensemble (the stride of the buffers).
+    pub n: u32,
+    /// Bit `j` set: mutable plane `j` is saved (saved planes keep declaration order).
+    pub planes: u32,
+    /// Times mode: the time plane's index among the mutable planes.
+    pub time: u32,
+}
+
+// SAFETY: a launch gives every sample id to one thread (lane group) only.
+unsafe impl<R: Send> Send for SaveTarget<R> {}
+unsafe impl<R: Sync> Sync for SaveTarget<R> {}
+
+impl<R: Real> SaveTarget<R> {
+    /// A target that saves nothing.
+    pub const NONE: SaveTarget<R> = SaveTarget {
+        data: core::ptr::null_mut(),
+        status: core::ptr::null_mut(),
+        times: core::ptr::null(),
+        every: 0,
+        step0: 0,
+        points: 0,
+        n: 0,
+        planes: 0,
+        time: 0,
+    };
+
+    /// `true` when this launch saves points.
+    #[inline(always)]
+    pub fn on(&self) -> bool {
+        !self.data.is_null()
+    }
+
+    /// Times mode: the index of the first save time after `t` (all points with a time
+    /// `<= t` are saved by then); `points` when none is left.
+    #[inline(always)]
+    fn first_after(&self, t: R) -> u32 {
+        // Binary search over the (strictly increasing) times: once per lane per launch.
+        let (mut lo, mut hi) = (0u32, self.points);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if unsafe { *self.times.add(mid as usize) } <= t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    #[inline(always)]
+    fn time_of(&self, j: u32) -> R {
+        if j < self.points {
+            unsafe { *self.times.add(j as usize) }
+        } else {
+            R::from_f64(f64::INFINITY)
+        }
+    }
+
+    /// Writes one lane's saved planes and status at point `j` for sample `id`.
+    #[inline(always)]
+    unsafe fn write_one<L: Lane<Elem = R>>(&self, muts: &[L], l: usize, j: u32, id: usize, s: u8) {
+        let (n, p) = (self.n as usize, self.points as usize);
+        let mut q = 0;
+        for (m, v) in muts.iter().enumerate() {
+            if self.planes >> m & 1 == 1 {
+                unsafe { *self.data.add((q * p + j as usize) * n + id) = v.lane(l) };
+                q += 1;
+            }
+        }
+        unsafe { *self.status.add(j as usize * n + id) = s };
+    }
+}
+
+/// Which caller sample each slot of a launch holds.
+#[derive(Clone, Copy, Debug)]
+pub enum SlotIds {
+    /// Slot `s` holds sample `s` (the caller's order).
+    Same,
+    /// Slot `s` holds sample `ids[s]` (the host team's work set).
+    Wide(*const usize),
+    /// Slot `s` holds sample `ids[s]` (a device index list).
+    Narrow(*const u32),
+}
+
+impl SlotIds {
+    /// The sample in slot `s`.
+    ///
+    /// # Safety
+    /// A listed map must be valid for `s`.
+    #[inline(always)]
+    pub unsafe fn id(self, s: usize) -> usize {
+        match self {
+            SlotIds::Same => s,
+            SlotIds::Wide(p) => unsafe { *p.add(s) },
+            SlotIds::Narrow(p) => unsafe { *p.add(s) as usize },
+        }
+    }
+}
+
+/// A point's status byte before any launch wrote it (the run did not reach it). Written
+/// points hold the sample's status byte plus one (`ACTIVE + 1`, `FINISHED + 1`,
+/// `FAILED + 1`), so a zeroed buffer means "nothing reached".
+pub const NOT_REACHED: u8 = 0;
+
+/// The point status byte of lane `l` after a step: failed, else finished, else active.
+#[inline(always)]
+fn status_of(term: u64, failed: u64, l: usize) -> u8 {
+    1 + if failed >> l & 1 == 1 {
+        FAILED
+    } else if term >> l & 1 == 1 {
+        FINISHED
+    } else {
+        ACTIVE
+    }
+}
+
+/// How a lane group saves points during one launch. [`NoSave`] does nothing; [`GroupSave`]
+/// writes into a [`SaveTarget`].
+pub trait Saver<'t, K: Kernel, L: Lane<Elem = K::Real>>: Sized {
+    /// Starts a launch of the group at `slot` whose lanes in `start` had stopped before it,
+    /// from state `muts`. In times mode at the run's first launch, saves the points whose
+    /// time is `<=` the initial time.
+    ///
+    /// # Safety
+    /// `target`'s buffers and `ids` must be valid for the group's samples.
+    unsafe fn begin(
+        target: &'t SaveTarget<K::Real>,
+        ids: SlotIds,
+        slot: usize,
+        start: L::Mask,
+        muts: &K::Muts<L>,
+    ) -> Self;
+    /// One step of the kernel (with each lane's next save time where the kernel takes it).
+    fn step(
+        &self,
+        ins: &K::Ins<L>,
+        params: &K::Params<L>,
+        muts: &mut K::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+    );
+    /// After step `s` (1-based) of the launch, frozen lanes already selected back: saves the
+    /// points this step reached.
+    fn after_step(&mut self, s: u32, muts: &K::Muts<L>, terminated: L::Mask, failed: L::Mask);
+    /// After the launch (`taken` steps): lanes in `stopped` stopped during it; their later
+    /// points get their final state and status.
+    fn finish(
+        &mut self,
+        taken: u32,
+        muts: &K::Muts<L>,
+        terminated: L::Mask,
+        failed: L::Mask,
+        stopped: L::Mask,
+    );
+}
+
+/// Saves nothing: the loop without saving, as fast as before saving existed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoSave;
+
+impl<K: Kernel, L: Lane<Elem = K::Real>> Saver<'_, K, L> for NoSave {
+    #[inline(always)]
+    unsafe fn begin(
+        _: &SaveTarget<K::Real>,
+        _: SlotIds,
+        _: usize,
+        _: L::Mask,
+        _: &K::Muts<L>,
+    ) -> Self {
+        NoSave
+    }
+    #[inline(always)]
+    fn step(
+        &self,
+        ins: &K::Ins<L>,
+        params: &K::Params<L>,
+        muts: &mut K::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+    ) {
+        K::step_or_fail(ins, params, muts, terminated, failed)
+    }
+    #[inline(always)]
+    fn after_step(&mut self, _: u32, _: &K::Muts<L>, _: L::Mask, _: L::Mask) {}
+    #[inline(always)]
+    fn finish(&mut self, _: u32, _: &K::Muts<L>, _: L::Mask, _: L::Mask, _: L::Mask) {}
+}
+
+/// Saves one lane group's points into a [`SaveTarget`].
+#[derive(Clone, Copy, Debug)]
+pub struct GroupSave<'t, L: Lane> {
+    t: &'t SaveTarget<L::Elem>,
+    ids: SlotIds,
+    slot: usize,
+    /// Lanes stopped before the launch: their points were filled when they stopped.
+    start: L::Mask,
+    /// Steps mode: the launch step of the next point (`u32::MAX`: none in this launch).
+    next_s: u32,
+    /// Times mode: each lane's next save time (`+inf` when none is left).
+    save_at: L,
+}
+
+impl<L: Lane> GroupSave<'_, L> {
+    #[inline(always)]
+    unsafe fn id(&self, l: usize) -> usize {
+        unsafe { self.ids.id(self.slot + l) }
+    }
+
+    /// Writes point `j` of every lane not in `start` (steps mode).
+    #[inline(always)]
+    unsafe fn write_group(&self, muts: &[L], j: u32, term: L::Mask, failed: L::Mask) {
+        let t = self.t;
+        let (n, p, w) = (t.n as usize, t.points as usize, L::WIDTH);
+        let (tb, fb, sb) = (term.to_bits(), failed.to_bits(), self.start.to_bits());
+        unsafe {
+            if let (SlotIds::Same, 0) = (self.ids, sb) {
+                // The common case: consecutive samples, every lane written: vector stores.
+                let mut q = 0;
+                for (m, v) in muts.iter().enumerate() {
+                    if t.planes >> m & 1 == 1 {
+                        v.store(t.data.add((q * p + j as usize) * n + self.slot));
+                        q += 1;
+                    }
+                }
+                let st = t.status.add(j as usize * n + self.slot);
+                if tb | fb == 0 {
+                    core::ptr::write_bytes(st, ACTIVE + 1, w);
+                } else {
+                    for l in 0..w {
+                        *st.add(l) = status_of(tb, fb, l);
+                    }
+                }
+            } else {
+                for l in 0..w {
+                    if sb >> l & 1 == 0 {
+                        t.write_one(muts, l, j, self.id(l), status_of(tb, fb, l));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Times mode: saves every point lane `l` reached (times `<=` its time), from the one
+    /// at its current save time on, and moves its save time on.
+    #[inline(always)]
+    unsafe fn save_lane(&mut self, muts: &[L], l: usize, term: u64, failed: u64) {
+        let t = self.t;
+        let now = muts[t.time as usize].lane(l);
+        let id = unsafe { self.id(l) };
+        let s = status_of(term, failed, l);
+        let mut j = t.index_of(self.save_at.lane(l));
+        while j < t.points && t.time_of(j) <= now {
+            unsafe { t.write_one(muts, l, j, id, s) };
+            j += 1;
+        }
+        let only = <L::Mask as Mask>::from_fn(|x| x == l);
+        self.save_at = L::select(only, L::splat(t.time_of(j)), self.save_at);
+    }
+}
+
+impl<R: Real> SaveTarget<R> {
+    /// Times mode: the index of save time `at` (the first time `>= at`).
+    #[inline(always)]
+    fn index_of(&self, at: R) -> u32 {
+        let (mut lo, mut hi) = (0u32, self.points);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if unsafe { *self.times.add(mid as usize) } < at {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+}
+
+impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L> {
+    #[inline(always)]
+    unsafe fn begin(
+        t: &'t SaveTarget<K::Real>,
+        ids: SlotIds,
+        slot: usize,
+        start: L::Mask,
+        muts: &K::Muts<L>,
+    ) -> Self {
+        let mut g = GroupSave {
+            t,
+            ids,
+            slot,
+            start,
+            next_s: u32::MAX,
+            save_at: L::splat(K::Real::from_f64(f64::INFINITY)),
+        };
+        if t.every > 0 {
+            let every = u64::from(t.every);
+            let first = every - t.step0 % every;
+            g.next_s = u32::try_from(first).unwrap_or(u32::MAX);
+        } else {
+            let time = muts.as_slice()[t.time as usize];
+            for l in 0..L::WIDTH {
+                // First launch: every point is still to come (those at or before the
+                // initial time are saved just below); later: the points after `t`.
+                let j = if t.step0 == 0 {
+                    0
+                } else {
+                    t.first_after(time.lane(l))
+                };
+                let only = <L::Mask as Mask>::from_fn(|x| x == l);
+                g.save_at = L::select(only, L::splat(t.time_of(j)), g.save_at);
+            }
+            if t.step0 == 0 {
+                let no = <L::Mask as Mask>::splat(false);
+                <Self as Saver<'t, K, L>>::after_step(&mut g, 0, muts, no, no);
+            }
+        }
+        g
+    }
+
+    #[inline(always)]
+    fn step(
+        &self,
+        ins: &K::Ins<L>,
+        params: &K::Params<L>,
+        muts: &mut K::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+    ) {
+        K::step_to(ins, params, muts, terminated, failed, self.save_at)
+    }
+
+    #[inline(always)]
+    fn after_step(&mut self, s: u32, muts: &K::Muts<L>, terminated: L::Mask, failed: L::Mask) {
+        let m = muts.as_slice();
+        if self.t.every > 0 {
+            if s == self.next_s {
+                let j = (self.t.step0 + u64::from(s)) / u64::from(self.t.every) - 1;
+                unsafe { self.write_group(m, j as u32, terminated, failed) };
+                self.next_s = self.next_s.saturating_add(self.t.every);
+            }
+        } else {
+            let hit = m[self.t.time as usize].simd_ge(self.save_at) & !self.start;
+            if hit.any() {
+                let (h, tb, fb) = (hit.to_bits(), terminated.to_bits(), failed.to_bits());
+                for l in 0..L::WIDTH {
+                    if h >> l & 1 == 1 {
+                        unsafe { self.save_lane(m, l, tb, fb) };
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn finish(
+        &mut self,
+        taken: u32,
+        muts: &K::Muts<L>,
+        terminated: L::Mask,
+        failed: L::Mask,
+        stopped: L::Mask,
+    ) {
+        let t = self.t;
+        let m = muts.as_slice();
+        let (sb, tb, fb) = (stopped.to_bits(), terminated.to_bits(), failed.to_bits());
+        for l in 0..L::WIDTH {
+            if sb >> l & 1 == 0 {
+                continue;
+            }
+            // The first point this launch did not write for the lane.
+            let from = if t.every > 0 {
+                let reached = (t.step0 + u64::from(taken)) / u64::from(t.every);
+                reached.min(u64::from(t.points)) as u32
+            } else {
+                t.first_after(m[t.time as usize].lane(l))
+            };
+            let (id, s) = (unsafe { self.id(l) }, status_of(tb, fb, l));
+            for j in from..t.points {
+                unsafe { t.write_one(m, l, j, id, s) };
+            }
+        }
+    }
+}

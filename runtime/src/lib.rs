@@ -31,6 +31,8 @@ mod runner;
 mod team;
 mod trace;
 mod trajectory;
+#[cfg(feature = "npy")]
+mod npy;
 
 pub use control::CancelHandle;
 pub use device::cuda::CudaTeam;

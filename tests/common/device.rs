@@ -158,6 +158,82 @@ macro_rules! device_tests {
 
             #[test]
             $(#[$attr])*
+            fn trajectory_equals_runs_stopped_there() {
+                use eagle::hawk::Steps;
+                use $crate::common::trajectory as tr;
+                let team = team();
+                let start = $crate::common::Ens::varied(SIZES.graph, 31);
+                let (m, max_steps) = (37, 1000);
+                let stopped = tr::stopped_runs(&start, m, max_steps);
+                for arm in ARMS {
+                    for s in STRATEGIES {
+                        for (c, r) in [
+                            (Compaction::Off, Reorder::Off),
+                            (Compaction::Always, Reorder::ByPlane("t".into())),
+                        ] {
+                            let o = tr::every(m, max_steps)
+                                .steps(Steps::Fixed(20))
+                                .arm(arm)
+                                .device_compaction(s)
+                                .compaction(c)
+                                .reorder(r);
+                            let what = format!("{o:?}");
+                            let (traj, _) = tr::saved_on(&start, team.clone(), o);
+                            tr::assert_matches_stopped(&traj, &stopped, &what);
+                        }
+                    }
+                }
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn trajectory_comes_home_with_to_host() {
+                use eagle::hawk::builtin::Oscillator;
+                use $crate::common::trajectory as tr;
+                let mut e = $crate::common::Ens::varied(300, 8);
+                let deployed = eagle::deploy_on(Oscillator, team()).unwrap();
+                let o = tr::every(10, 500).arm(Arm::GraphWhile);
+                let mut runner = eagle::until_done_with(&deployed, o, e.planes(1.0, 1e-3)).unwrap();
+                let report = runner.run().unwrap();
+                assert!(
+                    report.notes.iter().any(|n| n.contains("fell back to graph: saving")),
+                    "{report:?}"
+                );
+                let t = runner.trajectory().unwrap();
+                assert!(
+                    t.status_bytes().iter().all(|&b| b == 0),
+                    "run() must not copy the trajectory home"
+                );
+                runner.to_host().unwrap();
+                let t = runner.trajectory().unwrap();
+                assert!(t.status_bytes().iter().all(|&b| b != 0));
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn adaptive_saves_at_times_equal_host() {
+                use eagle::hawk::Steps;
+                use $crate::common::trajectory as tr;
+                let times: Vec<f64> = (1..=8).map(|j| j as f64 / 8.0).collect();
+                let host = eagle::TeamChoice::Host(Default::default());
+                let n = 200;
+                let want = tr::lorenz_at(&times, host, Options::new(100_000), n);
+                for arm in [Arm::Simulate, Arm::Graph] {
+                    for s in STRATEGIES {
+                        let o = Options::new(100_000)
+                            .steps(Steps::Fixed(16))
+                            .arm(arm)
+                            .device_compaction(s)
+                            .compaction(Compaction::Always)
+                            .reorder(Reorder::ByPlane("rho".into()));
+                        let got = tr::lorenz_at(&times, team(), o, n);
+                        assert!(tr::bits(&got) == tr::bits(&want), "{arm:?} {s:?}");
+                    }
+                }
+            }
+
+            #[test]
+            $(#[$attr])*
             fn results_stay_on_the_device_until_to_host() {
                 use eagle::hawk::builtin::Oscillator;
                 let mut e = $crate::common::Ens::varied(300, 8);

@@ -51,7 +51,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(&svg, (900, 600)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("Lorenz, RK4: x against z, saved every 10 steps", ("sans-serif", 22))
+        .caption(
+            "Lorenz, RK4: x against z, saved every 10 steps",
+            ("sans-serif", 22),
+        )
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(48)
@@ -61,12 +64,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (xs, zs) = (traj.series(i, "x")?, traj.series(i, "z")?);
         let color = Palette99::pick(k).to_rgba();
         chart
-            .draw_series(LineSeries::new(xs.into_iter().zip(zs), color.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                xs.into_iter().zip(zs),
+                color.stroke_width(2),
+            ))?
             .label(format!("rho = {:.1}", rho[i]))
             .legend(move |(a, b)| PathElement::new(vec![(a, b), (a + 20, b)], color));
     }
     chart.configure_series_labels().border_style(BLACK).draw()?;
     root.present()?;
-    println!("wrote {} and {}", dir.join("lorenz.npz").display(), svg.display());
+    println!(
+        "wrote {} and {}",
+        dir.join("lorenz.npz").display(),
+        svg.display()
+    );
     Ok(())
 }

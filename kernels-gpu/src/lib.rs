@@ -25,7 +25,13 @@
 //! kernel advances, `Param` one value for all samples, and `&mut Terminated` the per-sample
 //! flag the body sets when the sample is done. An optional `&mut Failed` is a per-sample
 //! flag the body sets when the sample cannot go on (e.g. its step size collapsed): the
-//! runtime then keeps the state from before that step and reports the sample as failed. Inside the body `Scalar` is the lane type:
+//! runtime then keeps the state from before that step and reports the sample as failed.
+//!
+//! Trajectories (the runtime's `Options::save`): `#[kernel(time = t)]` names the kernel's
+//! time plane (a `&mut Scalar`), so the runtime can save points at times; an optional
+//! `next_save: NextSave` argument is each sample's next save time (`+inf` when none is
+//! left), which an adaptive method clips its step to (`methods::adaptive_step_to`), so saved
+//! points land on the requested times exactly. Inside the body `Scalar` is the lane type:
 //! use its operators, [`Lane`] methods (`simd_ge`, `select`, `sqrt`, `mul_add`, ...) and
 //! `Scalar::splat(c)` for constants.
 #![no_std]

@@ -23,6 +23,8 @@ mod device;
 mod device_run;
 mod error;
 mod host_run;
+#[cfg(feature = "npy")]
+mod npy;
 mod options;
 mod planes;
 mod report;
@@ -31,8 +33,6 @@ mod runner;
 mod team;
 mod trace;
 mod trajectory;
-#[cfg(feature = "npy")]
-mod npy;
 
 pub use control::CancelHandle;
 pub use device::cuda::CudaTeam;

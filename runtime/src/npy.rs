@@ -23,9 +23,7 @@ fn array<'z, T: npyz::Serialize, W: io::Write + io::Seek>(
     zip: &'z mut zip::ZipWriter<W>,
     name: &str,
     options: zip::write::FileOptions,
-) -> io::Result<
-    npyz::write_options::WithWriter<&'z mut zip::ZipWriter<W>, npyz::WriteOptions<T>>,
-> {
+) -> io::Result<npyz::write_options::WithWriter<&'z mut zip::ZipWriter<W>, npyz::WriteOptions<T>>> {
     zip.start_file(file_name_from_array_name(name), options)?;
     Ok(npyz::WriteOptions::new().writer(zip))
 }

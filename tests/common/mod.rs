@@ -103,5 +103,5 @@ pub fn reference(e: &mut Ens, t_end: f64, dt: f64, max_steps: u64) -> Vec<bool> 
         .collect()
 }
 pub mod device;
-pub mod trajectory;
 pub mod ptxas;
+pub mod trajectory;

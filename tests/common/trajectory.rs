@@ -118,4 +118,3 @@ pub fn bits(t: &Trajectory<f64>) -> Vec<u64> {
         .chain(t.status_bytes().iter().map(|&b| u64::from(b)))
         .collect()
 }
-

@@ -8,6 +8,9 @@
 //! - a typed planes struct `OscillatorPlanes<'a>` (a missing plane is a compile error),
 //! - the GPU entry point `hawk_oscillator` behind `cfg(target_arch = "nvptx64")`.
 //!
+//! A `next_save: NextSave` argument (each lane's next save time, `+inf` when none) makes
+//! `Kernel::step_to` the step (`NEXT_SAVE = true`); `step` and `step_or_fail` pass `+inf`.
+//!
 //! Authoring mistakes are compile errors at the offending code: wrong argument types, planes
 //! sharing a name, a missing `&mut Terminated`, and in the body (see `checks`) per-sample
 //! `if`/`while`/`match`/`&&`/`||` and anything that needs `std` or an allocator.
@@ -59,7 +62,9 @@ struct Settings {
 /// Marks a step function as a hawk kernel. See the crate docs of `hawk` for the roles.
 ///
 /// Settings: `steps = "auto"` (default) or `steps = 64` (a fixed k per launch),
-/// `real = "f64"` (default) or `real = "f32"` for the element type of every plane, and
+/// `real = "f64"` (default) or `real = "f32"` for the element type of every plane,
+/// `time = t` to name the kernel's time plane (a `&mut Scalar` argument; needed to save
+/// points at times, see `Kernel::TIME`), and
 /// `crate = eagle::hawk` (default `::hawk`) for where the generated code finds `hawk`, in a
 /// crate that depends on `eagle` only: `#[eagle#hawk::kernel(crate = eagle::hawk)]`.
 #[proc_macro_attribute]

@@ -44,5 +44,6 @@ pub use planes::PlaneSet;
 pub use report::{RunReport, Status, Stop};
 pub use runner::{Runner, until_done, until_done_with};
 pub use team::{
-    Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module, device_unavailable_reason,
+    Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module, device_count,
+    device_unavailable_reason,
 };

@@ -20,6 +20,9 @@ pub enum TeamChoice {
     Host(HostConfig),
     /// The device team (a CUDA GPU); an error when none is usable.
     Device,
+    /// The device team on CUDA GPU `ordinal` (0-based; `Device` is GPU 0); an error when
+    /// there is no such GPU. One per GPU of a node is what `eagle_shard` deploys.
+    DeviceAt(usize),
     /// The emulated device team: the device team's orchestration and the GPU entries'
     /// bodies run on the CPU with real launch geometry. For tests; slow.
     EmulatedDevice,
@@ -102,6 +105,12 @@ pub fn device_unavailable_reason() -> Option<String> {
     cuda::unavailable_reason()
 }
 
+/// CUDA GPUs usable here (0 without a driver or a GPU); [`TeamChoice::DeviceAt`] takes
+/// `0..device_count()`. Never panics.
+pub fn device_count() -> usize {
+    cuda::gpu_count()
+}
+
 /// Deploys `kernel` on the best team available (see [`TeamChoice::Best`]), without a PTX
 /// module (so on the host; `eagle::deploy` passes the embedded PTX).
 ///
@@ -169,6 +178,13 @@ where
             }
             let m = device_module::<K>(module.as_ref())?;
             Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?)))
+        }
+        TeamChoice::DeviceAt(ordinal) => {
+            if let Some(r) = cuda::unavailable_reason() {
+                return Err(Error::DeviceUnavailable(r));
+            }
+            let m = device_module::<K>(module.as_ref())?;
+            Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new_on(ordinal, m)?)))
         }
         TeamChoice::EmulatedDevice => emulated::<K>(Default::default(), module.as_ref())?,
         TeamChoice::EmulatedDeviceWith(p) => emulated::<K>(p, module.as_ref())?,

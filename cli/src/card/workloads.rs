@@ -94,6 +94,32 @@ impl Workload {
     }
 }
 
+/// Something done with a workload's ensemble, whatever its kernel (see
+/// [`Workload::with_ensemble`]).
+pub trait WithEnsemble {
+    /// What it gives back.
+    type Out;
+    /// Does it with workload `w`'s ensemble `e`.
+    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>) -> Self::Out
+    where
+        K::Real: HostReal;
+}
+
+impl Workload {
+    /// Hands the workload's ensemble of `n` samples (the card's planes, before any run) to
+    /// `f`, typed by its kernel.
+    pub fn with_ensemble<F: WithEnsemble>(self, n: usize, f: F) -> F::Out {
+        match self {
+            Workload::Oscillator => f.with(self, oscillator(n)),
+            Workload::LorenzRk4F64 => f.with(self, lorenz_rk4::<LorenzRk4>(n)),
+            Workload::LorenzRk4F32 => f.with(self, lorenz_rk4::<LorenzRk4F32>(n)),
+            Workload::LorenzRk78F64 => f.with(self, lorenz_rk78::<LorenzRk78>(n, 1e-8)),
+            Workload::LorenzRk78F32 => f.with(self, lorenz_rk78::<LorenzRk78F32>(n, 1e-6)),
+            Workload::Kepler => f.with(self, kepler(n)),
+        }
+    }
+}
+
 /// One workload on one arm, ready to be timed.
 pub trait Case {
     /// Resets the planes and runs once; returns the run's wall time (reset excluded).

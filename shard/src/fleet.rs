@@ -95,11 +95,7 @@ where
     /// Deploys `kernel` on each of `devices` with the GPU `module` (the runtime's
     /// [`deploy_on_with_module`]; `eagle::deploy_fleet` passes the built-in module).
     /// `Devices::Best` falls back to the host team when the GPUs cannot run the kernel.
-    pub fn deploy(
-        kernel: K,
-        devices: &Devices,
-        module: Option<Module<'_>>,
-    ) -> Result<Self, Error> {
+    pub fn deploy(kernel: K, devices: &Devices, module: Option<Module<'_>>) -> Result<Self, Error> {
         let choices = devices.choices();
         if choices.is_empty() {
             return Err(Error::DeviceUnavailable(format!(
@@ -113,9 +109,13 @@ where
         match deployed {
             Ok(parts) => Ok(Fleet::from_deployed(parts)),
             // The GPUs cannot run it: `Best` on one team says why in its start-up notes.
-            Err(_) if *devices == Devices::Best => Ok(Fleet::from_deployed(vec![
-                deploy_on_with_module(kernel, TeamChoice::Best, module)?,
-            ])),
+            Err(_) if *devices == Devices::Best => {
+                Ok(Fleet::from_deployed(vec![deploy_on_with_module(
+                    kernel,
+                    TeamChoice::Best,
+                    module,
+                )?]))
+            }
             Err(e) => Err(e),
         }
     }
@@ -125,7 +125,10 @@ where
     /// # Panics
     /// When `parts` is empty.
     pub fn from_deployed(parts: Vec<Deployed<K>>) -> Self {
-        assert!(!parts.is_empty(), "a fleet needs at least one deployed team");
+        assert!(
+            !parts.is_empty(),
+            "a fleet needs at least one deployed team"
+        );
         let weights = vec![1.0; parts.len()];
         Fleet { parts, weights }
     }
@@ -188,7 +191,7 @@ where
         options: Options,
         planes: impl PlaneSource<'a, K::Real>,
     ) -> Result<FleetRunner<'a, K>, Error> {
-        let ordered = Collected::collect(planes).check(&self.parts[0], &options)?;
+        let ordered = Collected::collect(planes).check(&self.parts[0], &options, false)?;
         self.runners(options, ordered)
     }
 
@@ -296,11 +299,7 @@ where
                 let handles: Vec<_> = self
                     .shards
                     .iter_mut()
-                    .map(|s| {
-                        s.runner
-                            .as_mut()
-                            .map(|r| scope.spawn(move || timed(r)))
-                    })
+                    .map(|s| s.runner.as_mut().map(|r| scope.spawn(move || timed(r))))
                     .collect();
                 handles
                     .into_iter()

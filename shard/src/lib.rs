@@ -31,9 +31,15 @@
 //! compactions are counted per part.
 
 mod fleet;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+mod ranks;
 mod report;
 mod split;
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+mod wire;
 
 pub use fleet::{Devices, Fleet, FleetRunner};
+pub use ranks::{Balance, MpiError, MpiJob, MpiRun, share, under_mpirun};
 pub use report::{Merged, Part, merge_parallel, merge_sequence};
 pub use split::ranges;

@@ -124,7 +124,12 @@ pub fn merge_parallel(reports: &[&RunReport]) -> RunReport {
         .max()
         .unwrap_or(0);
     out.active_by_launch = (0..rounds)
-        .map(|i| reports.iter().filter_map(|r| r.active_by_launch.get(i)).sum())
+        .map(|i| {
+            reports
+                .iter()
+                .filter_map(|r| r.active_by_launch.get(i))
+                .sum()
+        })
         .collect();
     let rounds = reports
         .iter()
@@ -132,7 +137,12 @@ pub fn merge_parallel(reports: &[&RunReport]) -> RunReport {
         .max()
         .unwrap_or(0);
     out.slots_by_launch = (0..rounds)
-        .map(|i| reports.iter().filter_map(|r| r.slots_by_launch.get(i)).sum())
+        .map(|i| {
+            reports
+                .iter()
+                .filter_map(|r| r.slots_by_launch.get(i))
+                .sum()
+        })
         .collect();
     out.build_s = reports.iter().map(|r| r.build_s).fold(0.0, f64::max);
     out.startup_s = reports.iter().map(|r| r.startup_s).fold(0.0, f64::max);
@@ -166,7 +176,11 @@ fn merge_common(reports: &[&RunReport]) -> RunReport {
         ..RunReport::default()
     };
     let first = |f: &dyn Fn(&RunReport) -> &'static str| {
-        reports.iter().map(|r| f(r)).find(|s| !s.is_empty()).unwrap_or("")
+        reports
+            .iter()
+            .map(|r| f(r))
+            .find(|s| !s.is_empty())
+            .unwrap_or("")
     };
     out.startup = first(&|r| r.startup);
     out.team = first(&|r| r.team);

@@ -4,6 +4,7 @@
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
+use eagle::shard::{Balance, Fleet, Merged, MpiError, MpiJob};
 use eagle::{
     Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
 };
@@ -124,6 +125,12 @@ impl Workload {
 pub trait Case {
     /// Resets the planes and runs once; returns the run's wall time (reset excluded).
     fn run_once(&mut self) -> Duration;
+    /// [`Case::run_once`] across the ranks of an MPI job (collective: every rank calls it;
+    /// the root's planes hold the ensemble and get every result back). The time is the
+    /// root's, scatter and gather included; on other ranks it is their call's.
+    fn run_once_on(&mut self, job: &MpiJob, balance: Balance) -> Result<Duration, MpiError>;
+    /// The last [`Case::run_once_on`]'s merged report (parts per rank, imbalance).
+    fn merged(&self) -> Option<&Merged>;
     /// The card row for a measured median run time (after at least one `run_once`).
     fn row(&self, median_s: f64) -> Row;
 }
@@ -138,6 +145,7 @@ struct Prepared<K: Kernel> {
     steps: Vec<u64>,
     reference: Vec<Vec<K::Real>>,
     report: Option<RunReport>,
+    merged: Option<Merged>,
 }
 
 fn prepare<K: Kernel>(
@@ -172,6 +180,7 @@ where
         steps,
         reference,
         report: None,
+        merged: None,
     }))
 }
 
@@ -189,6 +198,34 @@ where
             self.report = Some(self.e.run(&self.deployed, options).expect("card run"));
         }
         t0.elapsed()
+    }
+
+    fn run_once_on(&mut self, job: &MpiJob, balance: Balance) -> Result<Duration, MpiError> {
+        let fleet = Fleet::from_deployed(vec![self.deployed.clone()]);
+        let options = options(self.workload, self.arm);
+        let verdict = match self.arm {
+            Arm::RayonScalar => Err(format!(
+                "arm `{}` does not run across ranks (it has no runner)",
+                self.arm.name()
+            )),
+            _ => Ok(()),
+        };
+        job.agree(verdict)?;
+        self.e.reset();
+        let t0 = Instant::now();
+        let run = if job.is_root() {
+            job.run_root(&fleet, &options, balance, self.e.planes())?
+        } else {
+            job.run_other(&fleet, &options, balance)?
+        };
+        let t = t0.elapsed();
+        self.report = Some(run.merged.report.clone());
+        self.merged = Some(run.merged);
+        Ok(t)
+    }
+
+    fn merged(&self) -> Option<&Merged> {
+        self.merged.as_ref()
     }
 
     fn row(&self, median_s: f64) -> Row {

@@ -25,11 +25,11 @@
 //! ```
 
 pub use eagle_runtime::*;
-pub use hawk;
-pub use hawk_host;
 /// One ensemble over every device of a node, and (feature `mpi`) over MPI ranks:
 /// [`eagle_shard`].
 pub use eagle_shard as shard;
+pub use hawk;
+pub use hawk_host;
 
 /// Deploys `kernel` on the best team: a CUDA GPU (with the embedded [`ptx::MODULE`]) when a
 /// driver and a GPU are present, else the host team.

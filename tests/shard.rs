@@ -39,7 +39,9 @@ impl WithEnsemble for SameBits {
             let fleet = eagle::deploy_fleet(K::default(), &Devices::Emulated(parts)).unwrap();
             assert_eq!(fleet.len(), parts);
             let mut mine = e.clone();
-            let mut runner = fleet.until_done_with(options.clone(), mine.planes()).unwrap();
+            let mut runner = fleet
+                .until_done_with(options.clone(), mine.planes())
+                .unwrap();
             let merged = runner.run().unwrap();
             runner.to_host().unwrap();
             let status = runner.status();
@@ -140,11 +142,15 @@ fn fewer_samples_than_devices_and_one_sample() {
         assert_eq!(merged.report.to_string(), want.to_string());
         assert_eq!(merged.parts.len(), 3);
         let idle = merged.parts.iter().filter(|p| p.samples == 0);
-        assert!(idle.clone().all(|p| p.time_s == 0.0 && p.report.launches == 0));
-        assert!(merged.to_string().ends_with(&format!(
-            "devices: 3, imbalance: {:.2}",
-            merged.imbalance()
-        )));
+        assert!(
+            idle.clone()
+                .all(|p| p.time_s == 0.0 && p.report.launches == 0)
+        );
+        assert!(
+            merged
+                .to_string()
+                .ends_with(&format!("devices: 3, imbalance: {:.2}", merged.imbalance()))
+        );
     }
 }
 

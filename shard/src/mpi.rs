@@ -58,22 +58,30 @@
 //!
 //! ## Gathering vs leaving results distributed: the cost on paper
 //!
-//! 10^10 Lorenz samples on 64 H200 GPUs (8 nodes x 8): `LorenzRk4` has 1 input plane
-//! (rho), 4 params and 4 mutable f64 planes (x, y, z, t): 32 B of state and 8 B of input
-//! per sample, plus a status byte. Gathering the state to one root moves 10^10 x 33 B =
-//! 330 GB; 7/8 of it crosses the network into the root's node. At 200 Gb/s (HDR
-//! InfiniBand, one 25 GB/s link into the root node) that is 289 GB / 25 GB/s = 11.6 s at
-//! best, and the root must hold 330 GB (plus 80 GB of inputs it scattered first: 3.2 s
-//! more) in host memory. The 64 GPUs compute an RK4 step of 10^10 samples in about 0.3 s
-//! (about 70 FLOPs per step, 10^10 samples, 64 x 34 TFLOP/s FP64 at a useful 50%), so
-//! 1,000 steps take about 5 min: the gather costs ~4% of the run. At 8 x 400 Gb/s (NDR,
-//! one link per GPU, into a root with as many links) it drops to ~1.5 s, though the
-//! root's memory bandwidth then limits. Leave results distributed
-//! ([`Ranks::run_distributed`]: each rank builds and keeps its own shard) when the data do
-//! not fit one node's memory, when what follows is a reduction (statistics, a histogram,
-//! the failed samples: reduce on the ranks and send kilobytes), when the results are
-//! written to a parallel file system anyway (each rank writes its shard), or when the run
-//! is short (a few steps: the gather then dominates).
+//! 10^10 Lorenz samples (`LorenzRk4`, f64, to t = 1: 1,000 steps) on 64 H200 GPUs (8 nodes
+//! x 8, one rank per GPU), static shards of 1.56 x 10^8 samples:
+//!
+//! - **Bytes**: per sample 1 input plane (rho, 8 B), 4 state planes (x, y, z, t: 32 B)
+//!   and a status byte; the 4 params once. Scattering from one root moves 40 B x 10^10 =
+//!   400 GB, gathering 33 B x 10^10 = 330 GB; 7/8 of each crosses the network into or out
+//!   of the root's node (350 GB and 289 GB).
+//! - **Time**, assuming 200 Gb/s HDR InfiniBand, one 25 GB/s link per node: the root's
+//!   link is the bottleneck, so the scatter takes 350 / 25 = 14 s and the gather 11.6 s at
+//!   best (the root node's own 7 ranks move their 1/8 over shared memory, about a second
+//!   more). With 8 x 400 Gb/s NDR into the root (one link per GPU) each is still about 1 s.
+//! - **Against the compute**: 76 FLOPs per step (the card counts them) x 1,000 steps x
+//!   10^10 samples = 7.6 x 10^14 FLOP; 64 x 33.5 TFLOP/s FP64 at a useful 50% run it in
+//!   about 0.7 s (each GPU's 6 GB of planes fit its memory many times over; its host
+//!   transfers, about 0.1 s each way over PCIe 5, run in parallel).
+//! - **Memory**: the root must hold 400 GB of planes in host memory.
+//!
+//! So for this run, gathering costs ~15x, and scatter plus gather ~35x, the computing.
+//! Gathering pays only when the run is long per byte (10^6 steps: 700 s of compute against
+//! 25 s of moving) and the root needs every sample. Otherwise leave results distributed
+//! ([`Ranks::run_distributed`]): each rank builds its own share's initial state from
+//! [`crate::share`]`(n, rank, size)` (no scatter at all), reduces what it needs
+//! (statistics, histograms, the failed samples: kilobytes to the root) or writes its shard
+//! to a parallel file system; only the merged report travels.
 
 use crate::fleet::{Devices, Fleet};
 pub use crate::ranks::{Balance, MpiError, MpiRun};

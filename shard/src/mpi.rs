@@ -45,7 +45,8 @@
 //! 3. Static balance: contiguous shards by rank weight (the fleets' weights, equal by
 //!    default); the root sends each rank its inputs and state (point to point, at most
 //!    1 GiB per message), every rank runs its shard. Dynamic balance: the ranks ask the
-//!    root for chunks (contiguous, `chunk` samples) until none are left; the root's own
+//!    root for chunks (contiguous; guided sizes that shrink towards the end, or `chunk`
+//!    samples each) until none are left; the root's own
 //!    share runs on a worker thread while its calling thread serves the others, so the
 //!    root computes too. Results come back with the next request.
 //! 4. **Agreement** again on the run (a device fault, a refused shard): the same error on
@@ -95,7 +96,7 @@ use mpi::collective::SystemOperation;
 use mpi::traits::{Communicator, CommunicatorCollectives, Destination, Root, Source};
 use std::ops::Range;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The `mpi` crate (rsmpi) this module is built on, for `initialize` and communicators.
@@ -343,12 +344,6 @@ impl<'c, C: Communicator> Ranks<'c, C> {
         match self.balance {
             Balance::Static => self.gathered_static(fleet, options, root_planes, params, n, t0),
             Balance::Dynamic { chunk } => {
-                let size = self.size();
-                let chunk = if chunk == 0 {
-                    n.div_ceil(8 * size).max(1)
-                } else {
-                    chunk
-                };
                 self.gathered_dynamic(fleet, options, root_planes, params, n, chunk, t0)
             }
         }
@@ -461,19 +456,25 @@ impl<'c, C: Communicator> Ranks<'c, C> {
         K::Real: HostReal,
     {
         let rank = self.rank();
-        let chunks = n.div_ceil(chunk);
+        let size = self.size();
         let (n_in, n_mut) = (K::count(Role::In), K::count(Role::Mut));
         let label = format!("rank {rank}");
         if let Some(ordered) = root_planes {
-            let (_, pieces) = ordered.cut(&ranges(n, &vec![1.0; chunks]));
-            let pieces: Mutex<Vec<Option<Piece<'a, K::Real>>>> =
-                Mutex::new(pieces.into_iter().map(Some).collect());
-            let next = AtomicUsize::new(0);
+            // The samples not handed out yet; each chunk is cut off its front.
+            let rest = Mutex::new(Rest {
+                start: 0,
+                n,
+                ins: ordered.ins,
+                muts: ordered.muts,
+            });
             let stop = AtomicBool::new(false);
-            let take = |i: usize| {
-                pieces.lock().unwrap_or_else(|e| e.into_inner())[i]
-                    .take()
-                    .expect("each chunk is handed out once")
+            let take = || {
+                if stop.load(Ordering::SeqCst) {
+                    return None;
+                }
+                rest.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take(chunk_len(chunk, n, size))
             };
             let mut status = vec![Status::Active; n];
             let mut comm_s = 0.0;
@@ -482,11 +483,9 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                 let own = scope.spawn(|| {
                     let mut runs: Vec<Ran> = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        if i >= chunks || stop.load(Ordering::SeqCst) {
+                        let Some(p) = take() else {
                             return Ok(runs);
-                        }
-                        let p = take(i);
+                        };
                         let o = Ordered {
                             n: p.range.len(),
                             ins: p.ins,
@@ -537,16 +536,7 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                         }
                         _ => {}
                     }
-                    let i = if stop.load(Ordering::SeqCst) {
-                        chunks
-                    } else {
-                        next.fetch_add(1, Ordering::SeqCst)
-                    };
-                    if i >= chunks {
-                        from.send_with_tag(&[GIVE_STOP, 0, 0][..], TAG_GIVE);
-                        active -= 1;
-                    } else {
-                        let p = take(i);
+                    if let Some(p) = take() {
                         let head = [GIVE_CHUNK, p.range.start as u64, p.range.len() as u64];
                         from.send_with_tag(&head[..], TAG_GIVE);
                         for d in &p.ins {
@@ -556,6 +546,9 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                             send(&from, as_bytes(d));
                         }
                         out[src as usize] = Some(p);
+                    } else {
+                        from.send_with_tag(&[GIVE_STOP, 0, 0][..], TAG_GIVE);
+                        active -= 1;
                     }
                     comm_s += tc.elapsed().as_secs_f64();
                 }
@@ -573,8 +566,8 @@ impl<'c, C: Communicator> Ranks<'c, C> {
             let mut runs: Vec<Ran> = Vec::new();
             let mut failure: Option<Error> = None;
             let mut ask = ASK_FIRST;
-            let (mut ins, mut muts): (Vec<Vec<K::Real>>, Vec<Vec<K::Real>>) =
-                (vec![Vec::new(); n_in], vec![Vec::new(); n_mut]);
+            let mut ins: Vec<Vec<K::Real>> = vec![Vec::new(); n_in];
+            let mut muts: Vec<Vec<K::Real>> = vec![Vec::new(); n_mut];
             loop {
                 root.send_with_tag(&ask, TAG_ASK);
                 if ask == ASK_RESULT {
@@ -706,6 +699,61 @@ impl<'c, C: Communicator> Ranks<'c, C> {
     }
 }
 
+/// The samples a dynamic run has not handed out yet: the planes' tails from `start`.
+struct Rest<'a, R> {
+    start: usize,
+    n: usize,
+    ins: Vec<&'a [R]>,
+    muts: Vec<&'a mut [R]>,
+}
+
+impl<'a, R> Rest<'a, R> {
+    /// The next chunk: at most `len(left)` samples cut off the front; `None` when none is
+    /// left.
+    fn take(&mut self, len: impl Fn(usize) -> usize) -> Option<Piece<'a, R>> {
+        let left = self.n - self.start;
+        if left == 0 {
+            return None;
+        }
+        let len = len(left).clamp(1, left);
+        let ins = self
+            .ins
+            .iter_mut()
+            .map(|d| {
+                let (head, tail) = d.split_at(len);
+                *d = tail;
+                head
+            })
+            .collect();
+        let muts = self
+            .muts
+            .iter_mut()
+            .map(|d| {
+                let (head, tail) = std::mem::take(d).split_at_mut(len);
+                *d = tail;
+                head
+            })
+            .collect();
+        let range = self.start..self.start + len;
+        self.start += len;
+        Some(Piece { range, ins, muts })
+    }
+}
+
+/// A dynamic run's chunk length with `left` samples left: `chunk` when given; else guided
+/// self-scheduling: half of an even share of what is left (`left / (2 x ranks)`), so
+/// chunks shrink as the run ends and the last ones, short, fill the gaps; never below
+/// `n / (64 x ranks)` (each chunk is a run of its own, with a run's fixed costs).
+fn chunk_len(chunk: usize, n: usize, ranks: usize) -> impl Fn(usize) -> usize {
+    move |left| {
+        if chunk > 0 {
+            chunk
+        } else {
+            left.div_ceil(2 * ranks).max(n / (64 * ranks)).max(1)
+        }
+    }
+}
+
 const ASK_FIRST: u64 = 0;
 const ASK_RESULT: u64 = 1;
 const ASK_FAILED: u64 = 2;
@@ -804,5 +852,51 @@ fn sequence(label: String, runs: &[Ran]) -> Part {
         } else {
             merge_sequence(&reports)
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guided_chunks_cover_the_ensemble_in_order_and_shrink() {
+        let n = 16_384;
+        let (a, mut b) = (vec![0.0f64; n], vec![0.0f64; n]);
+        let mut rest = Rest {
+            start: 0,
+            n,
+            ins: vec![&a[..]],
+            muts: vec![&mut b[..]],
+        };
+        let mut lens = Vec::new();
+        let mut next = 0;
+        while let Some(p) = rest.take(chunk_len(0, n, 2)) {
+            assert_eq!(p.range.start, next);
+            assert_eq!(
+                (p.ins[0].len(), p.muts[0].len()),
+                (p.range.len(), p.range.len())
+            );
+            next = p.range.end;
+            lens.push(p.range.len());
+        }
+        assert_eq!(next, n);
+        assert_eq!(lens[0], n / 4, "half an even share of everything");
+        assert!(lens.windows(2).all(|w| w[0] >= w[1]), "{lens:?}");
+        assert!(
+            lens.iter()
+                .all(|&l| l >= n / 128 || l == *lens.last().unwrap())
+        );
+        // A fixed chunk, and the last one shorter.
+        let mut rest = Rest {
+            start: 0,
+            n: 10,
+            ins: vec![&a[..10]],
+            muts: vec![&mut b[..10]],
+        };
+        let lens: Vec<usize> = std::iter::from_fn(|| rest.take(chunk_len(4, 10, 3)))
+            .map(|p| p.range.len())
+            .collect();
+        assert_eq!(lens, [4, 4, 2]);
     }
 }

@@ -19,9 +19,11 @@ pub enum Balance {
     /// communication; best when samples live about as long as each other.
     #[default]
     Static,
-    /// Ranks take contiguous chunks of `chunk` samples (0: `n / (8 x ranks)`) from the
-    /// root until none are left: ranks that drew short-lived samples take more. Best when
-    /// lifetimes differ a lot and are ordered (long ones together).
+    /// Ranks take contiguous chunks from the root until none are left (the root computes
+    /// chunks too): ranks that drew short-lived samples take more. `chunk` samples each,
+    /// or with `chunk: 0` guided sizes: half an even share of what is left, shrinking to
+    /// `n / (64 x ranks)` at the end. Best when lifetimes differ a lot and cluster (long
+    /// ones together, as in a sweep over the parameter that sets them).
     Dynamic {
         /// Samples per chunk (0: automatic).
         chunk: usize,

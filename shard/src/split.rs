@@ -138,7 +138,7 @@ impl<'a, R: Real> Collected<'a, R> {
             set = match g {
                 Given::In(d) => set.input(name, d),
                 Given::Param(p) => set.param(name, *p),
-                Given::Mut(d) => set.mutable(name, &mut **d),
+                Given::Mut(d) => set.mutable(name, d),
             };
         }
         set

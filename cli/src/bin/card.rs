@@ -41,6 +41,10 @@ struct Args {
     /// Print the card as JSON (every field, active samples by launch included).
     #[arg(long)]
     json: bool,
+    /// Samples sorted by lifetime (shortest first) instead of the workload's own order:
+    /// long-lived samples together, as a parameter sweep gives them.
+    #[arg(long)]
+    sorted: bool,
     /// Under mpirun: static (one shard per rank) or dynamic (chunks from the root).
     #[arg(long, default_value = "static")]
     balance: String,
@@ -80,7 +84,8 @@ fn main() -> ExitCode {
         threads: args.threads,
         isa,
     };
-    let mut case = match w.case(arm, args.n.unwrap_or_else(|| w.default_n()), host) {
+    let n = args.n.unwrap_or_else(|| w.default_n());
+    let mut case = match w.case_in_order(arm, n, host, args.sorted) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: arm `{}`: {e}", arm.name());

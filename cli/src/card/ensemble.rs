@@ -60,6 +60,18 @@ where
         }
     }
 
+    /// Puts sample `order[i]` at position `i` in every plane (the initial state too).
+    pub fn permute(&mut self, order: &[usize]) {
+        for p in self
+            .ins
+            .iter_mut()
+            .chain(self.muts.iter_mut())
+            .chain(self.init.iter_mut())
+        {
+            *p = order.iter().map(|&i| p[i]).collect();
+        }
+    }
+
     /// Mutable plane `name`.
     pub fn plane(&self, name: &str) -> &[K::Real] {
         let j = names::<K>(Role::Mut).position(|n| n == name);

@@ -82,15 +82,32 @@ impl Workload {
     /// A prepared case: this workload on `n` samples, run by `arm` (host arms on a team
     /// set up by `host`); an error when the arm's team is not available.
     pub fn case(self, arm: Arm, n: usize, host: HostConfig) -> Result<Box<dyn Case>, Error> {
+        self.case_in_order(arm, n, host, false)
+    }
+
+    /// [`Workload::case`], with the samples sorted by lifetime (the baseline's steps,
+    /// shortest first) when `by_lifetime`: as a sweep over the parameter that sets the
+    /// lifetime would order them, so that long-lived samples sit together (what static
+    /// shards across ranks balance worst).
+    pub fn case_in_order(
+        self,
+        arm: Arm,
+        n: usize,
+        host: HostConfig,
+        by_lifetime: bool,
+    ) -> Result<Box<dyn Case>, Error> {
+        let o = by_lifetime;
         match self {
-            Workload::Oscillator => prepare(self, arm, oscillator(n), host),
-            Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host),
-            Workload::LorenzRk4F32 => prepare(self, arm, lorenz_rk4::<LorenzRk4F32>(n), host),
-            Workload::LorenzRk78F64 => prepare(self, arm, lorenz_rk78::<LorenzRk78>(n, 1e-8), host),
-            Workload::LorenzRk78F32 => {
-                prepare(self, arm, lorenz_rk78::<LorenzRk78F32>(n, 1e-6), host)
+            Workload::Oscillator => prepare(self, arm, oscillator(n), host, o),
+            Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host, o),
+            Workload::LorenzRk4F32 => prepare(self, arm, lorenz_rk4::<LorenzRk4F32>(n), host, o),
+            Workload::LorenzRk78F64 => {
+                prepare(self, arm, lorenz_rk78::<LorenzRk78>(n, 1e-8), host, o)
             }
-            Workload::Kepler => prepare(self, arm, kepler(n), host),
+            Workload::LorenzRk78F32 => {
+                prepare(self, arm, lorenz_rk78::<LorenzRk78F32>(n, 1e-6), host, o)
+            }
+            Workload::Kepler => prepare(self, arm, kepler(n), host, o),
         }
     }
 }
@@ -153,6 +170,7 @@ fn prepare<K: Kernel>(
     arm: Arm,
     mut e: Ensemble<K>,
     host: HostConfig,
+    by_lifetime: bool,
 ) -> Result<Box<dyn Case>, Error>
 where
     K::Real: HostReal,
@@ -163,7 +181,14 @@ where
     let flops_per_step = flops_per_step::<K>(&ins, &e.params, &muts);
     // The baseline's result is the reference every arm is checked against, and the steps it
     // takes per sample are the ensemble's useful work.
-    let steps = e.baseline(MAX_STEPS);
+    let mut steps = e.baseline(MAX_STEPS);
+    if by_lifetime {
+        let mut order: Vec<usize> = (0..steps.len()).collect();
+        order.sort_by_key(|&i| steps[i]);
+        // The baseline's results and lifetimes move with their samples.
+        e.permute(&order);
+        steps = order.iter().map(|&i| steps[i]).collect();
+    }
     let reference = e.muts.clone();
     let choice = if arm.team() == "device" {
         TeamChoice::Device

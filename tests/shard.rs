@@ -25,7 +25,7 @@ struct SameBits {
 
 impl WithEnsemble for SameBits {
     type Out = ();
-    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>) -> ()
+    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>)
     where
         K::Real: HostReal,
     {

@@ -54,7 +54,7 @@ struct Equal<'r, 'c> {
 
 impl WithEnsemble for Equal<'_, '_> {
     type Out = ();
-    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>) -> ()
+    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>)
     where
         K::Real: HostReal,
     {
@@ -200,7 +200,7 @@ fn bad_plane(ranks: &World<'_>, tag: &str) {
     } else {
         ranks.run_other(&fleet, &options)
     };
-    let err = got.err().expect("bad input must be refused on every rank");
+    let err = got.expect_err("bad input must be refused on every rank");
     assert_eq!(
         err,
         MpiError {
@@ -244,7 +244,7 @@ fn device_fault(ranks: &World<'_>, tag: &str) {
     } else {
         ranks.run_other(&fleet, &options)
     };
-    let err = got.err().expect("a device fault must fail every rank");
+    let err = got.expect_err("a device fault must fail every rank");
     assert_eq!(err.rank, last, "{err}");
     // The faulting rank's message is the runtime's KernelTrap, word for word.
     let trap = eagle::Error::KernelTrap(String::new()).to_string();
@@ -265,7 +265,7 @@ struct Distributed<'c> {
 
 impl WithEnsemble for Distributed<'_> {
     type Out = ();
-    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>) -> ()
+    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>)
     where
         K::Real: HostReal,
     {
@@ -540,8 +540,7 @@ fn checks() {
             &Options::new(10),
             oscillator_planes(&[], &mut x, &mut v, &mut t),
         )
-        .err()
-        .expect("an empty ensemble is refused");
+        .expect_err("an empty ensemble is refused");
     assert!(err.message.contains("empty"), "{err}");
     // A rank that runs another kernel: refused on every rank.
     let err = if ranks.is_root() {
@@ -555,8 +554,7 @@ fn checks() {
     } else {
         ranks.run_other(&host_fleet::<LorenzRk4>(), &Options::new(10))
     }
-    .err()
-    .expect("a rank running another kernel is refused");
+    .expect_err("a rank running another kernel is refused");
     assert_eq!(err.rank, 1, "{err}");
     checks += 2;
     if ranks.is_root() {

@@ -250,7 +250,7 @@ impl HostTeam {
     }
 
     /// Samples per SIMD group for element type `R` when the width is forced, else the
-    /// width a fixed ISA starts from (`lanes: auto` measures: see [`HostTeam::next_shape`]).
+    /// width a fixed ISA starts from (`lanes: auto` measures: see [`crate::tune`]).
     pub fn lanes<R: HostReal>(&self) -> usize {
         self.lanes.unwrap_or_else(|| self.isa.default_lanes::<R>())
     }

@@ -1,6 +1,6 @@
 //! MPI ranks as every build sees them: [`MpiJob`] (the job this process belongs to, when
 //! `mpirun` started it), [`Balance`], [`MpiRun`], [`MpiError`]. With the `mpi` feature
-//! they run on [`crate::mpi`]; without it [`MpiJob::from_env`] finds no job (and says how
+//! they run on `eagle_shard::mpi`; without it [`MpiJob::from_env`] finds no job (and says how
 //! to rebuild when `mpirun` started the process), and nothing of MPI is built. Programs
 //! call this API with no `cfg` of their own: `eagle-cli`'s main job and card do.
 
@@ -51,7 +51,7 @@ impl std::error::Error for MpiError {}
 /// What a run across ranks gives back on each rank.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MpiRun {
-    /// The same on every rank: the ranks' reports merged, one [`Part`] per rank.
+    /// The same on every rank: the ranks' reports merged, one [`crate::Part`] per rank.
     pub merged: Merged,
     /// Per-sample status in the caller's order: the whole ensemble's on the root
     /// (gathered), this rank's shard's with distributed planes, empty on other ranks.
@@ -85,7 +85,8 @@ pub fn share(n: usize, rank: usize, size: usize) -> Range<usize> {
 }
 
 /// The MPI job this process belongs to: rank, size, and collective runs over
-/// [`crate::mpi::Ranks`] on `MPI_COMM_WORLD`. Dropping it finalizes MPI.
+/// `eagle_shard::mpi::Ranks` on `MPI_COMM_WORLD` (feature `mpi`). Dropping it finalizes
+/// MPI.
 pub struct MpiJob {
     #[cfg(feature = "mpi")]
     universe: ::mpi::environment::Universe,

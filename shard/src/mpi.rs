@@ -270,10 +270,12 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                 .map_err(|e| e.to_string())
         };
         let ordered = self.agree(checked)?;
+        // Every rank's count: the total, and where this rank's share starts.
         let local_n = ordered.n as u64;
-        let mut total = 0u64;
-        self.comm
-            .all_reduce_into(&local_n, &mut total, SystemOperation::sum());
+        let mut counts = vec![0u64; self.size()];
+        self.comm.all_gather_into(&local_n, &mut counts[..]);
+        let total: u64 = counts.iter().sum();
+        let start = counts[..self.rank()].iter().sum::<u64>() as usize;
         if total == 0 {
             let plane = K::PLANES
                 .iter()
@@ -284,7 +286,8 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                 message: Error::Empty { plane }.to_string(),
             });
         }
-        let ran = run_local(fleet, options, ordered, self.rank(), 0..0);
+        let range = start..start + ordered.n;
+        let ran = run_local(fleet, options, ordered, self.rank(), range);
         let ran = self.agree(ran.map_err(|e| e.to_string()))?;
         let merged = self.merge_reports(&ran.part, t0, 0.0);
         Ok(MpiRun {

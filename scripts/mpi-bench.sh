@@ -30,8 +30,8 @@ variant() { # name, command...
   "$@" > "$out/last" 2>&1 || { cat "$out/last" >&2; exit 1; }
   # The row's time (ms) is the 4th column of the card's table; the imbalance line follows.
   local t imb
-  t=$(grep -m1 '^| host | host |' "$out/last" | awk -F'|' '{gsub(/ /,"",$5); print $5}')
-  imb=$(grep -m1 -o 'imbalance: [0-9.]*' "$out/last" | awk '{print $2}')
+  t=$(grep -m1 '^| host | host |' "$out/last" | awk -F'|' '{gsub(/ /,"",$5); print $5}' || true)
+  imb=$(grep -m1 -o 'imbalance: [0-9.]*' "$out/last" | awk '{print $2}' || true)
   echo "$t ${imb:--}" >> "$log"
 }
 

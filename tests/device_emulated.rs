@@ -90,7 +90,10 @@ fn emulated_start_up_is_cold_then_warm_and_corrupt_entries_are_rebuilt() {
 fn start_up_is_reported_by_the_first_run_only() {
     use eagle::hawk::builtin::Oscillator;
     let dir = tempfile::tempdir().unwrap();
-    for (expect, warm) in [("jit (cold)", false), ("cache hit (warm)", true)] {
+    for (expect, warm) in [
+        (eagle::ModuleSource::Jit, false),
+        (eagle::ModuleSource::CacheHit, true),
+    ] {
         let d = eagle::deploy_on_with_module(
             Oscillator,
             TeamChoice::EmulatedDevice,
@@ -105,11 +108,11 @@ fn start_up_is_reported_by_the_first_run_only() {
         let planes = e.planes(1.0, 1e-3);
         let mut runner = eagle::until_done(&d, 10_000, planes).unwrap();
         let first = runner.run().unwrap();
-        assert_eq!(first.startup, expect);
+        assert_eq!(first.startup, Some(expect));
         assert_eq!(first.startup_s, d.team().startup().load_s);
         assert!(first.startup_s.is_finite() && first.startup_s >= 0.0);
         let second = runner.run().unwrap();
-        assert_eq!((second.startup, second.startup_s), ("", 0.0));
+        assert_eq!((second.startup, second.startup_s), (None, 0.0));
     }
 }
 
@@ -181,7 +184,7 @@ fn best_with_a_module_without_the_kernel_runs_on_the_host_and_says_why_when_a_gp
     use eagle::hawk::builtin::Oscillator;
     let empty = eagle::Module::ptx("// no entries", "sm_90").named("empty");
     let d = eagle::deploy_with(Oscillator, empty).unwrap();
-    assert_eq!(d.team().name(), "host");
+    assert_eq!(d.team().kind(), eagle::TeamKind::Host);
     let notes = d.startup().notes;
     match eagle::device_unavailable_reason() {
         // No GPU: the host team is the expected choice, nothing to explain.
@@ -218,7 +221,7 @@ fn cache_trouble_never_fails_a_start_up() {
     let planes = e.planes(1.0, 1e-3);
     let mut runner = eagle::until_done(&d, 10_000, planes).unwrap();
     let r = runner.run().unwrap();
-    assert!(r.done);
+    assert!(r.done());
     for n in &s.notes {
         assert!(r.notes.contains(n), "{n} not in {:?}", r.notes);
     }
@@ -310,7 +313,7 @@ fn emulated_start_up_refuses_a_cache_directory_others_can_write() {
     let mut e = common::Ens::varied(50, 2);
     let mut runner = eagle::until_done(&d, 10_000, e.planes(1.0, 1e-3)).unwrap();
     let r = runner.run().unwrap();
-    assert_eq!(r.startup, "jit (cold)");
+    assert_eq!(r.startup, Some(eagle::ModuleSource::Jit));
     assert!(
         r.notes
             .iter()

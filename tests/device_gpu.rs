@@ -20,8 +20,8 @@ fn gpu_device_props() {
     assert!(p.sm_count > 0 && p.fp64_flops > 0.0 && p.memory_bandwidth > 0.0);
     let d = eagle::deploy(eagle::hawk::builtin::Oscillator).unwrap();
     assert_eq!(
-        d.team().name(),
-        "device",
+        d.team().kind(),
+        eagle::TeamKind::Device,
         "deploy must pick the GPU when one is usable"
     );
 }

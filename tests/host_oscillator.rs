@@ -35,21 +35,14 @@ fn check(n: usize, seed: u64, max_steps: u64, cfg: HostConfig, options: Options)
     let want_done = reference(&mut want, T_END, DT, max_steps);
     let mut got = start.clone();
     let what = format!("{cfg:?} {options:?}");
-    let (report, done) = run_host(
-        &mut got,
-        cfg,
-        Options {
-            max_steps,
-            ..options
-        },
-    );
+    let (report, done) = run_host(&mut got, cfg, options.max_steps(max_steps));
     assert_eq!(got.omega, start.omega, "input plane changed: {what}");
     assert!(
         got.bits() == want.bits(),
         "planes differ from the reference: {what}"
     );
     assert_eq!(done, want_done, "terminated flags differ: {what}");
-    assert_eq!(report.done, want_done.iter().all(|&d| d), "{what}");
+    assert_eq!(report.done(), want_done.iter().all(|&d| d), "{what}");
     report
 }
 
@@ -132,7 +125,7 @@ fn capped_runs_match_reference_and_report_not_done() {
                 Options::new(1).compaction(compaction),
             );
             assert_eq!(r.steps, max_steps);
-            assert!(!r.done);
+            assert!(!r.done());
         }
     }
 }

@@ -26,10 +26,10 @@ macro_rules! same_bits {
             ] {
                 let mut y: Vec<$t> = vec![0.0; n];
                 let deployed = eagle::deploy_on($kernel, team).unwrap();
-                let name = deployed.team().name();
+                let name = deployed.team().kind();
                 let planes = $planes { x: &x, y: &mut y };
                 let mut runner = eagle::until_done(&deployed, 4, planes).unwrap();
-                assert!(runner.run().unwrap().done, "{name}");
+                assert!(runner.run().unwrap().done(), "{name}");
                 runner.to_host().unwrap();
                 drop(runner);
                 let got: Vec<u64> = y.iter().map(|v| v.to_bits() as u64).collect();

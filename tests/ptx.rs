@@ -63,3 +63,34 @@ fn embedded_cubin_is_the_ptx_assembled_for_arch() {
     assert_eq!(module.arch, eagle::ptx::ARCH);
     assert_eq!(module.ptx, eagle::ptx::PTX.unwrap());
 }
+
+/// Every entry a device team launches is declared in the PTX with exactly the parameters
+/// its description (`hawk::device_entry!`) lists: the same count and sizes, in order (f32
+/// params are 4 bytes, f64 params and pointers 8).
+#[test]
+fn every_entry_declares_the_parameters_of_its_description() {
+    use hawk::Kernel;
+    use hawk::device::{EntryArgs, EntryDesc, HELPERS};
+    fn steps<K: Kernel>() -> [EntryDesc; 2] {
+        [
+            <K::Step as EntryArgs>::DESC,
+            <K::StepIndexed as EntryArgs>::DESC,
+        ]
+    }
+    let module = eagle::ptx::MODULE.expect("the PTX build was skipped (EAGLE_SKIP_PTX=1)");
+    let all = HELPERS
+        .into_iter()
+        .chain(steps::<hawk::builtin::Oscillator>())
+        .chain(steps::<hawk::builtin::LorenzRk4F32>())
+        .chain(steps::<hawk::builtin::KeplerRk78>());
+    let mut checked = 0;
+    for e in all {
+        let sizes: Vec<u8> = e.params.iter().map(|p| p.1).collect();
+        assert_eq!(module.entry_params(e.symbol), Some(sizes), "{}", e.symbol);
+        checked += 1;
+    }
+    assert_eq!(checked, HELPERS.len() + 6);
+    // The f32 kernel's params are 4 bytes in both.
+    let lorenz = <<hawk::builtin::LorenzRk4F32 as Kernel>::Step as EntryArgs>::PARAMS;
+    assert!(lorenz.iter().any(|p| p.0.starts_with("plane_") && p.1 == 4));
+}

@@ -128,12 +128,14 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     let deployed = eagle::deploy_on(Oscillator, choice)?;
-    let team = deployed.team().name();
+    let team = deployed.team().kind();
     println!("running on {team}");
 
-    let n = args
-        .n
-        .unwrap_or(if team == "device" { 1_000_000 } else { 100_000 });
+    let n = args.n.unwrap_or(if team == eagle::TeamKind::Device {
+        1_000_000
+    } else {
+        100_000
+    });
     let omega: Vec<f64> = (0..n)
         .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
         .collect();
@@ -158,7 +160,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut t0 = Instant::now();
     let mut report = runner.run()?;
     // The team's start-up (module JIT or load) is reported by the runner's first run.
-    let startup = (report.startup, report.startup_s);
+    let startup = (report.startup.map_or("", |s| s.name()), report.startup_s);
     let mut notes = report.notes.clone();
     for _ in 1..args.runs.max(1) {
         println!(
@@ -182,7 +184,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         run_s * 1e3,
         transfer_s * 1e3
     );
-    if team == "device" {
+    if team == eagle::TeamKind::Device {
         println!("start-up: {} {:.2} ms", startup.0, startup.1 * 1e3);
     }
     println!("{report}");
@@ -198,11 +200,11 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             }
         );
     }
-    if team == "device" {
+    if team == eagle::TeamKind::Device {
         println!(
             "arm: {}, compaction: {} ({} compactions), graphs built: {}, replays: {}",
-            report.arm,
-            report.compaction_strategy,
+            report.arm.map_or("", |a| a.name()),
+            report.compaction_strategy.map_or("", |c| c.name()),
             report.compactions,
             report.graphs_built,
             report.graph_replays
@@ -258,7 +260,7 @@ fn on_ranks(
 ) -> Result<(), Box<dyn std::error::Error>> {
     // A rank that cannot deploy says so to every rank (no rank waits for it).
     let deployed = job.agree(eagle::deploy_on(Oscillator, choice).map_err(|e| e.to_string()))?;
-    let team = deployed.team().name();
+    let team = deployed.team().kind();
     let fleet = Fleet::from_deployed(vec![deployed.clone()]);
     let options = Options::new(args.max_steps)
         .steps(steps)
@@ -270,9 +272,11 @@ fn on_ranks(
         return Ok(());
     }
     println!("running on {team}");
-    let n = args
-        .n
-        .unwrap_or(if team == "device" { 1_000_000 } else { 100_000 });
+    let n = args.n.unwrap_or(if team == eagle::TeamKind::Device {
+        1_000_000
+    } else {
+        100_000
+    });
     let omega: Vec<f64> = (0..n)
         .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
         .collect();

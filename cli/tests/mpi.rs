@@ -80,7 +80,7 @@ impl WithEnsemble for Equal<'_, '_> {
             assert_eq!(run.status.len(), e.len());
             assert!(run.status.iter().all(|s| *s == Status::Finished));
             let m = &run.merged.report;
-            assert!(m.done);
+            assert!(m.done());
             assert_eq!((m.samples, m.finished), (e.len(), e.len()));
             // Samples of these workloads all end in the same launch: every rank takes one
             // process's launches, so the merged report reads as one process's.
@@ -247,7 +247,11 @@ fn device_fault(ranks: &World<'_>, tag: &str) {
     let err = got.expect_err("a device fault must fail every rank");
     assert_eq!(err.rank, last, "{err}");
     // The faulting rank's message is the runtime's KernelTrap, word for word.
-    let trap = eagle::Error::KernelTrap(String::new()).to_string();
+    let trap = eagle::Error::KernelTrap {
+        message: String::new(),
+        code: None,
+    }
+    .to_string();
     assert!(err.message.starts_with(trap.trim_end()), "{err}");
     if ranks.is_root() {
         println!("ok: {tag} device fault on rank {last} is every rank's error: {err}");

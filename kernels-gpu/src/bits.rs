@@ -30,9 +30,9 @@ pub trait IntLane: Copy + Send + Sync + Debug {
     /// [`IntLane::shr`] on 64-bit lanes, one instruction on AVX2.
     fn lshr(self, n: u32) -> Self;
     /// Per lane `self == o`.
-    fn eq(self, o: Self) -> Self::Mask;
+    fn simd_eq(self, o: Self) -> Self::Mask;
     /// Per lane `self < o` (signed).
-    fn lt(self, o: Self) -> Self::Mask;
+    fn simd_lt(self, o: Self) -> Self::Mask;
     /// Per lane: `a` where `m` is set, else `b`.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
 }
@@ -74,11 +74,11 @@ macro_rules! scalar_int {
                 self.cast_unsigned().wrapping_shr(n).cast_signed()
             }
             #[inline(always)]
-            fn eq(self, o: Self) -> bool {
+            fn simd_eq(self, o: Self) -> bool {
                 self == o
             }
             #[inline(always)]
-            fn lt(self, o: Self) -> bool {
+            fn simd_lt(self, o: Self) -> bool {
                 self < o
             }
             #[inline(always)]
@@ -135,12 +135,12 @@ mod simd_ints {
                     (self.cast::<$u>() >> Simd::splat(n as $u)).cast::<$t>()
                 }
                 #[inline(always)]
-                fn eq(self, o: Self) -> Self::Mask {
-                    self.simd_eq(o)
+                fn simd_eq(self, o: Self) -> Self::Mask {
+                    SimdPartialEq::simd_eq(self, o)
                 }
                 #[inline(always)]
-                fn lt(self, o: Self) -> Self::Mask {
-                    self.simd_lt(o)
+                fn simd_lt(self, o: Self) -> Self::Mask {
+                    SimdPartialOrd::simd_lt(self, o)
                 }
                 #[inline(always)]
                 fn select(m: Self::Mask, a: Self, b: Self) -> Self {
@@ -194,12 +194,12 @@ impl<I: IntLane, const G: usize> IntLane for MultiInt<I, G> {
         MultiInt(core::array::from_fn(|g| self.0[g].lshr(n)))
     }
     #[inline(always)]
-    fn eq(self, o: Self) -> Self::Mask {
-        crate::lane::MultiMask(core::array::from_fn(|g| self.0[g].eq(o.0[g])))
+    fn simd_eq(self, o: Self) -> Self::Mask {
+        crate::lane::MultiMask(core::array::from_fn(|g| self.0[g].simd_eq(o.0[g])))
     }
     #[inline(always)]
-    fn lt(self, o: Self) -> Self::Mask {
-        crate::lane::MultiMask(core::array::from_fn(|g| self.0[g].lt(o.0[g])))
+    fn simd_lt(self, o: Self) -> Self::Mask {
+        crate::lane::MultiMask(core::array::from_fn(|g| self.0[g].simd_lt(o.0[g])))
     }
     #[inline(always)]
     fn select(m: Self::Mask, a: Self, b: Self) -> Self {

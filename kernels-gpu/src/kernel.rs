@@ -1,5 +1,9 @@
 //! What `#[kernel]` generates a [`Kernel`] implementation for, and the one place where
 //! "advance a lane group k steps, freezing samples once they are terminated" is written.
+//!
+//! `advance`, `needs_replay`, `advance_checked`, `run_sample` and `mask_to_bytes` are the
+//! runtime's plumbing (the host team, the GPU entries and the emulated device call them),
+//! not part of the kernel language: public for those crates, hidden from the docs.
 
 use crate::lane::{Lane, LaneArray, Mask, Real};
 
@@ -44,6 +48,16 @@ pub enum Steps {
     Fixed(u32),
 }
 
+impl core::fmt::Display for Steps {
+    /// As `#[kernel(steps = ...)]` takes it: `auto` or the number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Steps::Auto => f.write_str("auto"),
+            Steps::Fixed(k) => write!(f, "{k}"),
+        }
+    }
+}
+
 /// Receives a kernel's planes one by one, in declaration order (see [`Kernel::Planes`]).
 pub trait PlaneVisitor<'a, R: Real> {
     /// A read-only per-sample plane.
@@ -80,6 +94,12 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     const STEPS: Steps;
     /// Name of the generated GPU entry point in the PTX module.
     const ENTRY: &'static str;
+    /// The arguments of the GPU entry `hawk_<name>` (generated; the device teams' plumbing).
+    #[doc(hidden)]
+    type Step: crate::device::StepEntry<Self::Real> + 'static;
+    /// The arguments of the GPU entry `hawk_<name>_indexed` (generated; plumbing).
+    #[doc(hidden)]
+    type StepIndexed: crate::device::StepEntry<Self::Real> + 'static;
     /// One step. `terminated` holds the flags before the step; the body may set them.
     fn step<L: Lane<Elem = Self::Real>>(
         ins: &Self::Ins<L>,
@@ -125,6 +145,7 @@ pub const FAILED: u8 = 2;
 /// once with [`needs_replay`] and, only then, replays the launch from its start state with
 /// [`advance_checked`] (kernels are pure, so the replay gives the same bits). Returns the
 /// number of steps executed for the group (less than `k` when every lane finished early).
+#[doc(hidden)]
 #[inline(always)]
 pub fn advance<K: Kernel, L: Lane<Elem = K::Real>>(
     ins: &K::Ins<L>,
@@ -163,6 +184,7 @@ pub fn advance<K: Kernel, L: Lane<Elem = K::Real>>(
 /// After an [`advance`]: does any lane that was running at the start (`start` clear) now
 /// hold a NaN or infinite state, or did the kernel flag it failed? Then the launch must be
 /// replayed with [`advance_checked`]. One pass over the state per launch, not per step.
+#[doc(hidden)]
 #[inline(always)]
 pub fn needs_replay<K: Kernel, L: Lane<Elem = K::Real>>(
     muts: &K::Muts<L>,
@@ -181,6 +203,7 @@ pub fn needs_replay<K: Kernel, L: Lane<Elem = K::Real>>(
 /// frozen (`terminated` set) and is marked in `failed`. Lanes that do not fail get exactly
 /// the bits [`advance`] gives them. Out of line on the host, so the fast path keeps its
 /// registers.
+#[doc(hidden)]
 #[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 pub fn advance_checked<K: Kernel, L: Lane<Elem = K::Real>>(
@@ -222,6 +245,7 @@ pub fn advance_checked<K: Kernel, L: Lane<Elem = K::Real>>(
 /// # Safety
 /// Every pointer must be valid for index `i` (reads for `ins`, reads and writes for `muts`
 /// and `terminated`), and no other thread may touch index `i` meanwhile.
+#[doc(hidden)]
 #[inline(always)]
 pub unsafe fn run_sample<K: Kernel>(
     i: usize,
@@ -259,6 +283,7 @@ where
 }
 
 /// A mask lane as bytes (`0` or `1`), for the terminated plane.
+#[doc(hidden)]
 #[inline(always)]
 pub fn mask_to_bytes<M: Mask>(m: M, out: &mut [u8]) {
     for (i, b) in out.iter_mut().enumerate() {

@@ -11,7 +11,7 @@
 //! #[kernel(steps = "auto")]
 //! pub fn decay(rate: Scalar, dt: Param, terminated: &mut Terminated, y: &mut Scalar) {
 //!     *y -= dt * rate * *y;
-//!     *terminated = y.lt(Scalar::splat(0.5));
+//!     *terminated = y.simd_lt(Scalar::splat(0.5));
 //! }
 //!
 //! // The body is an ordinary function too: here with one f64 lane.
@@ -26,7 +26,7 @@
 //! flag the body sets when the sample is done. An optional `&mut Failed` is a per-sample
 //! flag the body sets when the sample cannot go on (e.g. its step size collapsed): the
 //! runtime then keeps the state from before that step and reports the sample as failed. Inside the body `Scalar` is the lane type:
-//! use its operators, [`Lane`] methods (`ge`, `select`, `sqrt`, `mul_add`, ...) and
+//! use its operators, [`Lane`] methods (`simd_ge`, `select`, `sqrt`, `mul_add`, ...) and
 //! `Scalar::splat(c)` for constants.
 #![no_std]
 #![cfg_attr(not(target_arch = "nvptx64"), feature(portable_simd))]
@@ -38,6 +38,8 @@ extern crate self as hawk;
 pub mod bits;
 #[cfg(feature = "builtin")]
 pub mod builtin;
+// The device team's entry bodies and helper kernels: plumbing, like `advance`.
+#[doc(hidden)]
 pub mod device;
 pub mod kernel;
 pub mod lane;
@@ -47,9 +49,11 @@ pub mod methods;
 pub use bits::IntLane;
 pub use hawk_macros::kernel;
 pub use kernel::{
-    ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps, advance,
-    advance_checked, mask_to_bytes, needs_replay, run_sample,
+    ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps,
 };
+// The runtime's plumbing (see `kernel`): public for eagle's crates, not for kernel authors.
+#[doc(hidden)]
+pub use kernel::{advance, advance_checked, mask_to_bytes, needs_replay, run_sample};
 pub use lane::{Lane, LaneArray, Mask, Real};
 
 /// Everything a kernel author needs: `use hawk::prelude::*;`.

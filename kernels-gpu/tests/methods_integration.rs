@@ -305,7 +305,7 @@ fn tighter_tolerance_gives_smaller_error() {
 #[test]
 fn non_finite_state_is_flagged_and_rejected() {
     // f is NaN beyond t = 0.5 (a mask, not an `if`).
-    let f = |t: f64, y: &[f64; 1]| [f64::select(t.gt(0.5), f64::NAN, -y[0])];
+    let f = |t: f64, y: &[f64; 1]| [f64::select(t.simd_gt(0.5), f64::NAN, -y[0])];
     let set = Settings {
         rtol: 1e-6,
         atol: 1e-6,

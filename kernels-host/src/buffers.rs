@@ -2,7 +2,8 @@
 //!
 //! A run works on copies of the caller's mutable planes. Fresh allocations of that size are
 //! new pages to the OS, and faulting them in cost more than a third of a short run's time
-//! on a virtual machine (3.5 ms of the seed's run on 2 cores); reused buffers cost a copy.
+//! on a virtual machine (3.5 ms of the profile page's oscillator run on 2 cores); reused
+//! buffers cost a copy.
 
 use crate::HostReal;
 

@@ -89,19 +89,19 @@ impl<R: HostReal> Lane for Counted<R> {
     fn select(m: bool, a: Self, b: Self) -> Self {
         if m { a } else { b }
     }
-    fn ge(self, o: Self) -> bool {
+    fn simd_ge(self, o: Self) -> bool {
         self.0 >= o.0
     }
-    fn gt(self, o: Self) -> bool {
+    fn simd_gt(self, o: Self) -> bool {
         self.0 > o.0
     }
-    fn le(self, o: Self) -> bool {
+    fn simd_le(self, o: Self) -> bool {
         self.0 <= o.0
     }
-    fn lt(self, o: Self) -> bool {
+    fn simd_lt(self, o: Self) -> bool {
         self.0 < o.0
     }
-    fn eq(self, o: Self) -> bool {
+    fn simd_eq(self, o: Self) -> bool {
         self.0 == o.0
     }
     fn is_finite(self) -> bool {

@@ -114,9 +114,11 @@ impl std::fmt::Display for HostError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             HostError::Lanes(w) => {
+                let widths: Vec<String> = LANE_WIDTHS.iter().map(|w| w.to_string()).collect();
                 write!(
                     f,
-                    "lane width {w} is not supported (use one of {LANE_WIDTHS:?})"
+                    "lane width {w} is not supported (use one of {})",
+                    widths.join(", ")
                 )
             }
             HostError::Threads => write!(f, "threads must be at least 1"),
@@ -250,7 +252,7 @@ impl HostTeam {
     }
 
     /// Samples per SIMD group for element type `R` when the width is forced, else the
-    /// width a fixed ISA starts from (`lanes: auto` measures: see [`crate::tune`]).
+    /// width a fixed ISA starts from (`lanes: auto` measures: see [`HostTeam::next_launch`]).
     pub fn lanes<R: HostReal>(&self) -> usize {
         self.lanes.unwrap_or_else(|| self.isa.default_lanes::<R>())
     }

@@ -7,14 +7,18 @@
 
 use crate::bytes::IssuedBytes;
 use crate::control::Control;
-use crate::device::{Arg, Backend, DevPtr, Entry, GraphId};
+use crate::device::{Backend, DevPtr, GraphId, dptr};
 use crate::error::Error;
-use crate::options::{Arm, DeviceCompaction, Plan, reorder_cmp};
+use crate::options::{Arm, Compaction, DeviceCompaction, Plan};
 use crate::planes::Bound;
-use crate::report::{RunReport, Stop};
+use crate::report::{RunReport, TeamKind};
+use crate::run_loop::{TeamRun, run_loop};
 use crate::trace;
-use hawk::device::CHUNK;
-use hawk::{Kernel, Real, Role};
+use hawk::Kernel;
+use hawk::device::{
+    CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, ScanCounts, ScatterB1, ScatterB4, ScatterB8,
+    StepEntry, StepLaunch, WhileCondition, WriteChunks,
+};
 use hawk_host::HostReal;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -41,6 +45,23 @@ struct GraphKey {
     k: u32,
     /// 0 for one launch; the launch cap for a WHILE graph.
     while_launches: u32,
+}
+
+/// A step launch's arguments: the plain entry's (`hawk_<name>`) or the indexed one's.
+#[derive(Clone, Copy)]
+enum StepArgs<K: Kernel> {
+    Plain(K::Step),
+    Indexed(K::StepIndexed),
+}
+
+impl<K: Kernel> StepArgs<K> {
+    /// Queues the launch over `slots` threads.
+    fn launch<B: Backend>(self, be: &mut B, slots: u32) -> Result<(), Error> {
+        match self {
+            StepArgs::Plain(a) => be.launch(a, slots),
+            StepArgs::Indexed(a) => be.launch(a, slots),
+        }
+    }
 }
 
 /// Device buffers and graphs of one runner; lives as long as the runner.
@@ -75,7 +96,7 @@ impl<B: Backend> Session<B> {
     /// Allocates the device buffers and uploads the read-only planes.
     pub fn new<R: HostReal>(mut be: B, planes: &Bound<'_, R>) -> Result<Self, Error> {
         let n = u32::try_from(planes.n).map_err(|_| {
-            Error::Device(format!(
+            Error::device(format!(
                 "{} samples is more than the device team's limit of {}",
                 planes.n,
                 u32::MAX
@@ -162,52 +183,45 @@ impl<B: Backend> Session<B> {
         Ok(self.dense.clone().expect("allocated above"))
     }
 
-    /// Arguments of a step launch over `slots` slots of `layout`.
-    fn step_args<K: Kernel>(
+    /// The arguments of a step launch over `slots` slots of `layout`, built from the
+    /// entry's description by plane role and index.
+    fn step_launch_args<K: Kernel>(
         &self,
         layout: Layout,
         slots: u32,
         k: u32,
         params: &[K::Real],
-    ) -> (Entry, Vec<Arg>)
+    ) -> StepArgs<K>
     where
         K::Real: HostReal,
     {
-        let (entry, ins, muts, term) = match layout {
-            Layout::Home => (Entry::Step, &self.ins, &self.muts, self.term),
-            Layout::Indexed(_) => (Entry::StepIndexed, &self.ins, &self.muts, self.term),
+        let (ins, muts, term) = match layout {
+            Layout::Home | Layout::Indexed(_) => (&self.ins, &self.muts, self.term),
             Layout::Dense(_) => {
                 let d = self
                     .dense
                     .as_ref()
                     .expect("dense planes exist in a dense layout");
-                (Entry::Step, &d.0, &d.1, d.2)
+                (&d.0, &d.1, d.2)
             }
         };
-        let mut args = vec![Arg::B4(slots), Arg::B4(k)];
-        if let Layout::Indexed(ids) = layout {
-            args.push(Arg::ptr(ids));
+        let launch = StepLaunch {
+            slots,
+            k,
+            ids: match layout {
+                Layout::Indexed(ids) => ids,
+                _ => 0,
+            },
+            ins,
+            params,
+            muts,
+            terminated: term,
+            active: self.active,
+        };
+        match layout {
+            Layout::Indexed(_) => StepArgs::Indexed(K::StepIndexed::new(&launch)),
+            _ => StepArgs::Plain(K::Step::new(&launch)),
         }
-        let (mut i, mut p, mut m) = (0, 0, 0);
-        for spec in K::PLANES {
-            match spec.role {
-                Role::In => {
-                    args.push(Arg::ptr(ins[i]));
-                    i += 1;
-                }
-                Role::Param => {
-                    args.push(Arg::real(params[p]));
-                    p += 1;
-                }
-                Role::Mut => {
-                    args.push(Arg::ptr(muts[m]));
-                    m += 1;
-                }
-            }
-        }
-        args.push(Arg::ptr(term));
-        args.push(Arg::ptr(self.active));
-        (entry, args)
     }
 
     /// Queues one launch: zero the active counter, step every slot up to `k` steps.
@@ -221,42 +235,88 @@ impl<B: Backend> Session<B> {
     where
         K::Real: HostReal,
     {
-        let (entry, args) = self.step_args::<K>(layout, slots, k, params);
         self.be.zero(self.active, 4)?;
-        self.be.launch::<K>(entry, slots, &args)
+        let step = self.step_launch_args::<K>(layout, slots, k, params);
+        step.launch(&mut self.be, slots)
     }
 
-    /// Runs `f` on plane pairs (home, dense) with each plane's element width.
-    fn move_planes<K: Kernel>(
+    /// Gathers (home -> dense, in the order of `ids`) or scatters (dense -> home) every
+    /// plane (the inputs too when `with_ins`) and the status bytes, each with the helper of
+    /// its element width.
+    fn move_planes<R: HostReal>(
         &mut self,
-        entry: fn(u8) -> Entry,
+        gather: bool,
         with_ins: bool,
         slots: u32,
         ids: DevPtr,
-    ) -> Result<(), Error>
-    where
-        K::Real: HostReal,
-    {
-        let (d_ins, d_muts, d_term) = self.dense_buffers::<K::Real>()?;
-        let w = K::Real::BYTES as u8;
+    ) -> Result<(), Error> {
+        let (d_ins, d_muts, d_term) = self.dense_buffers::<R>()?;
+        let w = R::BYTES as u8;
         let mut pairs: Vec<(DevPtr, DevPtr, u8)> = Vec::new();
         if with_ins {
             pairs.extend(self.ins.iter().zip(&d_ins).map(|(&h, &d)| (h, d, w)));
         }
         pairs.extend(self.muts.iter().zip(&d_muts).map(|(&h, &d)| (h, d, w)));
         pairs.push((self.term, d_term, 1));
+        let (n, ids) = (slots, dptr(ids));
         for (home, dense, w) in pairs {
-            let e = entry(w);
-            let (src, dst) = if matches!(e, Entry::Gather(_)) {
-                (home, dense)
-            } else {
-                (dense, home)
-            };
-            self.be.launch::<K>(
-                e,
-                slots,
-                &[Arg::B4(slots), Arg::ptr(ids), Arg::ptr(src), Arg::ptr(dst)],
-            )?;
+            let be = &mut self.be;
+            match (gather, w) {
+                (true, 8) => be.launch(
+                    GatherB8 {
+                        n,
+                        ids,
+                        home: dptr(home),
+                        dense: dptr(dense),
+                    },
+                    n,
+                ),
+                (true, 4) => be.launch(
+                    GatherB4 {
+                        n,
+                        ids,
+                        home: dptr(home),
+                        dense: dptr(dense),
+                    },
+                    n,
+                ),
+                (true, _) => be.launch(
+                    GatherB1 {
+                        n,
+                        ids,
+                        home: dptr(home),
+                        dense: dptr(dense),
+                    },
+                    n,
+                ),
+                (false, 8) => be.launch(
+                    ScatterB8 {
+                        n,
+                        ids,
+                        dense: dptr(dense),
+                        home: dptr(home),
+                    },
+                    n,
+                ),
+                (false, 4) => be.launch(
+                    ScatterB4 {
+                        n,
+                        ids,
+                        dense: dptr(dense),
+                        home: dptr(home),
+                    },
+                    n,
+                ),
+                (false, _) => be.launch(
+                    ScatterB1 {
+                        n,
+                        ids,
+                        dense: dptr(dense),
+                        home: dptr(home),
+                    },
+                    n,
+                ),
+            }?;
         }
         Ok(())
     }
@@ -277,7 +337,7 @@ impl<B: Backend> Session<B> {
             Layout::Home => 0,
             Layout::Indexed(p) => p,
             Layout::Dense(p) => {
-                self.move_planes::<K>(Entry::Scatter, false, slots, p)?;
+                self.move_planes::<K::Real>(false, false, slots, p)?;
                 p
             }
         };
@@ -288,37 +348,39 @@ impl<B: Backend> Session<B> {
         };
         let n_chunks = slots.div_ceil(CHUNK);
         let (term, counts) = (self.term, self.counts);
-        self.be.launch::<K>(
-            Entry::CountChunks,
+        let (ids, term) = (dptr(ids), dptr(term));
+        self.be.launch(
+            CountChunks {
+                n_slots: slots,
+                ids,
+                terminated: term,
+                counts: dptr(counts),
+            },
             n_chunks,
-            &[
-                Arg::B4(slots),
-                Arg::ptr(ids),
-                Arg::ptr(term),
-                Arg::ptr(counts),
-            ],
         )?;
-        self.be.launch::<K>(
-            Entry::ScanCounts,
+        self.be.launch(
+            ScanCounts {
+                n_chunks,
+                counts: dptr(counts),
+                total: dptr(self.total),
+            },
             1,
-            &[Arg::B4(n_chunks), Arg::ptr(counts), Arg::ptr(self.total)],
         )?;
-        self.be.launch::<K>(
-            Entry::WriteChunks,
+        self.be.launch(
+            WriteChunks {
+                n_slots: slots,
+                ids,
+                terminated: term,
+                offsets: dptr(counts),
+                ids_out: dptr(out),
+            },
             n_chunks,
-            &[
-                Arg::B4(slots),
-                Arg::ptr(ids),
-                Arg::ptr(term),
-                Arg::ptr(counts),
-                Arg::ptr(out),
-            ],
         )?;
         let kept = self.read_u32(self.total)?;
         match strategy {
             DeviceCompaction::IndexList => Ok(Layout::Indexed(out)),
             DeviceCompaction::Gather => {
-                self.move_planes::<K>(Entry::Gather, true, kept, out)?;
+                self.move_planes::<K::Real>(true, true, kept, out)?;
                 Ok(Layout::Dense(out))
             }
         }
@@ -402,22 +464,19 @@ impl<B: Backend> Session<B> {
                 let t = Instant::now();
                 let (active, launches, history, cond) =
                     (self.active, self.launches, self.history, self.cond);
-                let (entry, args) = self.step_args::<K>(layout, slots, k, params);
-                let built = self.be.while_graph::<K>(cond, &mut |be: &mut B| {
+                let step = self.step_launch_args::<K>(layout, slots, k, params);
+                let cond_args = WhileCondition {
+                    active: dptr(active),
+                    launches: dptr(launches),
+                    max_launches,
+                    history: dptr(history),
+                    history_len: HISTORY,
+                    cond: dptr(cond),
+                };
+                let built = self.be.while_graph(cond, &mut |be: &mut B| {
                     be.zero(active, 4)?;
-                    be.launch::<K>(entry, slots, &args)?;
-                    be.launch::<K>(
-                        Entry::WhileCondition,
-                        1,
-                        &[
-                            Arg::ptr(active),
-                            Arg::ptr(launches),
-                            Arg::B4(max_launches),
-                            Arg::ptr(history),
-                            Arg::B4(HISTORY),
-                            Arg::ptr(cond),
-                        ],
-                    )
+                    step.launch(be, slots)?;
+                    be.launch(cond_args, 1)
                 })?;
                 match built {
                     Ok(g) => {
@@ -465,126 +524,214 @@ impl<B: Backend> Session<B> {
     }
 }
 
-/// Runs the launch loop on a device from the status bytes in `status` (all `0` for a fresh
-/// run) with `steps_before` steps of this run already taken. Starts from the device state
-/// left by the last run, or from the caller's planes when they are the current state.
-/// Leaves the results on the device (see [`Session::copy_home`]) and the status bytes in
-/// `status` (one byte per sample comes back).
-pub(crate) fn run_device<K: Kernel, B: Backend>(
-    s: &mut Session<B>,
-    plan: &Plan,
-    planes: &Bound<'_, K::Real>,
-    status: &mut [u8],
-    steps_before: u64,
-    ctl: &Control,
-) -> Result<RunReport, Error>
+/// One run on a device: the session, the run's layout, slots and arm (after any
+/// fallback), and the kernel's params.
+pub(crate) struct DeviceRun<'s, B: Backend, K: Kernel> {
+    s: &'s mut Session<B>,
+    params: Vec<K::Real>,
+    layout: Layout,
+    slots: u32,
+    arm: Arm,
+    strategy: DeviceCompaction,
+    issued: IssuedBytes,
+    /// Samples active before the next launch.
+    running: u32,
+}
+
+impl<B: Backend> Session<B> {
+    /// Starts a run from the device state left by the last run, or from the caller's
+    /// planes when they are the current state, with the status bytes in `status` (all
+    /// `ACTIVE` for a fresh run); also the report's team fields.
+    pub fn begin<K: Kernel>(
+        &mut self,
+        plan: &Plan,
+        planes: &Bound<'_, K::Real>,
+        status: &[u8],
+    ) -> Result<(DeviceRun<'_, B, K>, RunReport), Error>
+    where
+        K::Real: HostReal,
+    {
+        if !self.on_device {
+            let _r = trace::range("upload");
+            for (j, src) in planes.muts.iter().enumerate() {
+                let dst = self.muts[j];
+                self.be.upload(dst, bytes_of(src))?;
+            }
+        }
+        self.on_device = true;
+        self.be.upload(self.term, status)?;
+        let report = RunReport {
+            samples: planes.n,
+            team: TeamKind::Device,
+            arm: Some(plan.arm),
+            compaction_strategy: Some(plan.device_compaction),
+            ..RunReport::default()
+        };
+        let run = DeviceRun {
+            slots: self.n,
+            s: self,
+            params: planes.params.clone(),
+            layout: Layout::Home,
+            arm: plan.arm,
+            strategy: plan.device_compaction,
+            issued: IssuedBytes::of::<K>(),
+            running: status.iter().filter(|&&b| b == hawk::ACTIVE).count() as u32,
+        };
+        Ok((run, report))
+    }
+}
+
+impl<B: Backend, K: Kernel> TeamRun<K> for DeviceRun<'_, B, K>
 where
     K::Real: HostReal,
 {
-    if !s.on_device {
-        let _r = trace::range("upload");
-        for (j, src) in planes.muts.iter().enumerate() {
-            let dst = s.muts[j];
-            s.be.upload(dst, bytes_of(src))?;
-        }
-    }
-    s.on_device = true;
-    s.be.upload(s.term, status)?;
-    let params = planes.params.clone();
-    let mut report = RunReport {
-        samples: planes.n,
-        team: "device",
-        arm: plan.arm.name(),
-        compaction_strategy: plan.device_compaction.name(),
-        ..RunReport::default()
-    };
-    let mut layout = Layout::Home;
-    if let Some(j) = plan.reorder_key {
-        let _r = trace::range("reorder");
-        let key = planes.per_sample::<K>(j);
-        let mut order: Vec<u32> = (0..s.n).collect();
-        order.sort_by(|&a, &b| reorder_cmp(key[a as usize], key[b as usize]));
+    /// Uploads the order as the first index list (and gathers the planes in it).
+    fn reorder(&mut self, order: &[usize], _report: &mut RunReport) -> Result<(), Error> {
+        let s = &mut *self.s;
+        let order: Vec<u32> = order.iter().map(|&i| i as u32).collect();
         let ids = s.ids[0];
         s.be.upload(ids, bytes_of(&order))?;
-        layout = match plan.device_compaction {
+        self.layout = match self.strategy {
             DeviceCompaction::IndexList => Layout::Indexed(ids),
             DeviceCompaction::Gather => {
-                s.move_planes::<K>(Entry::Gather, true, s.n, ids)?;
+                s.move_planes::<K::Real>(true, true, s.n, ids)?;
                 Layout::Dense(ids)
             }
         };
-        report.reorders += 1;
+        Ok(())
     }
-    let issued = IssuedBytes::of::<K>();
-    let mut slots = s.n;
-    let mut active = status.iter().filter(|&&b| b == hawk::ACTIVE).count() as u32;
-    let mut steps = steps_before;
-    let mut stop = None;
-    let mut arm = plan.arm;
-    if arm == Arm::GraphWhile && active > 0 {
-        let left = plan.max_steps - steps;
+
+    fn slots(&self) -> usize {
+        self.slots as usize
+    }
+
+    /// `GraphWhile`: the whole loop of full-k launches as one WHILE graph.
+    fn whole_loop(
+        &mut self,
+        plan: &Plan,
+        left: u64,
+        report: &mut RunReport,
+    ) -> Result<Option<usize>, Error> {
+        if self.arm != Arm::GraphWhile {
+            return Ok(None);
+        }
         let k = plan.next_k(left, false);
         let max_launches = u32::try_from(left / u64::from(k)).unwrap_or(u32::MAX);
-        if plan.compaction != crate::options::Compaction::Off {
+        if plan.compaction != Compaction::Off {
             report
                 .notes
                 .push("graph_while: no compaction inside the device loop".into());
         }
-        if let Some(why) = ctl.should_stop(0) {
-            stop = Some(why);
-        } else if max_launches > 0 {
-            match s.while_loop::<K>(layout, slots, k, max_launches, &params, &mut report)? {
-                Some(a) => {
-                    active = a;
-                    // Without per-launch counts inside the loop, every launch is counted as
-                    // moving every slot's bytes (an upper bound).
-                    let l = u32::try_from(report.launches).unwrap_or(u32::MAX);
-                    report.issued_bytes += u64::from(l) * issued.device_launch(slots, slots, false);
-                }
-                None => arm = Arm::Graph,
+        if max_launches == 0 {
+            return Ok(None);
+        }
+        let (layout, slots) = (self.layout, self.slots);
+        let before = report.launches;
+        match self
+            .s
+            .while_loop::<K>(layout, slots, k, max_launches, &self.params, report)?
+        {
+            Some(active) => {
+                self.running = active;
+                // Without per-launch counts inside the loop, every launch is counted as
+                // moving every slot's bytes (an upper bound).
+                let l = report.launches - before;
+                report.issued_bytes += l * self.issued.device_launch(slots, slots, false);
+                Ok(Some(active as usize))
             }
-            steps += report.steps;
-            ctl.progress(steps, active as usize, report.launches);
+            None => {
+                self.arm = Arm::Graph;
+                report.arm = Some(Arm::Graph);
+                Ok(None)
+            }
         }
     }
-    while stop.is_none() && active > 0 && steps < plan.max_steps {
-        if let Some(why) = ctl.should_stop(report.launches) {
-            stop = Some(why);
-            break;
-        }
-        let k = plan.next_k(plan.max_steps - steps, active < s.n);
-        report.slots_by_launch.push(slots as usize);
-        let running = active;
-        active = s.launch_once::<K>(arm, layout, slots, k, &params, &mut report)?;
+
+    fn launch(&mut self, k: u32, report: &mut RunReport) -> Result<usize, Error> {
+        let (arm, layout, slots) = (self.arm, self.layout, self.slots);
+        let active = self
+            .s
+            .launch_once::<K>(arm, layout, slots, k, &self.params, report)?;
         let indexed = matches!(layout, Layout::Indexed(_));
-        report.issued_bytes += issued.device_launch(slots, running, indexed);
-        report.launches += 1;
-        report.steps += u64::from(k);
-        steps += u64::from(k);
-        *report.launches_by_k.entry(k).or_default() += 1;
-        report.active_by_launch.push(active as usize);
-        ctl.progress(steps, active as usize, report.launches);
-        if active > 0 && plan.compaction.due(slots as usize, active as usize) {
-            layout = s.compact::<K>(layout, slots, plan.device_compaction)?;
-            let gather = plan.device_compaction == DeviceCompaction::Gather;
-            report.issued_bytes += issued.device_compaction(slots, active, gather);
-            slots = active;
-            report.compactions += 1;
+        report.issued_bytes += self.issued.device_launch(slots, self.running, indexed);
+        self.running = active;
+        Ok(active as usize)
+    }
+
+    fn compaction_due(&self, policy: Compaction, active: usize, _launch_s: f64) -> bool {
+        policy.due(self.slots as usize, active)
+    }
+
+    fn compact(
+        &mut self,
+        _planes: &Bound<'_, K::Real>,
+        active: usize,
+        report: &mut RunReport,
+    ) -> Result<(), Error> {
+        let (layout, slots) = (self.layout, self.slots);
+        self.layout = self.s.compact::<K>(layout, slots, self.strategy)?;
+        let gather = self.strategy == DeviceCompaction::Gather;
+        report.issued_bytes += self.issued.device_compaction(slots, active as u32, gather);
+        self.slots = active as u32;
+        Ok(())
+    }
+
+    /// Scatters dense planes home and brings the status bytes home; the results stay on
+    /// the device (see [`Session::copy_home`]).
+    fn finish(
+        self,
+        _planes: &mut Bound<'_, K::Real>,
+        status: &mut [u8],
+        _report: &mut RunReport,
+    ) -> Result<(), Error> {
+        if let Layout::Dense(ids) = self.layout {
+            let _r = trace::range("scatter home");
+            self.s
+                .move_planes::<K::Real>(false, false, self.slots, ids)?;
         }
+        // Waits for everything queued, then brings the status bytes home.
+        let _r = trace::range("status to host");
+        self.s.be.download(self.s.term, status)?;
+        Ok(())
     }
-    if let Layout::Dense(ids) = layout {
-        let _r = trace::range("scatter home");
-        s.move_planes::<K>(Entry::Scatter, false, slots, ids)?;
+}
+
+/// A runner's device session, whichever backend it has: what the runner calls.
+pub(crate) trait DeviceSession<K: Kernel>: Send {
+    /// One run through the launch loop (see [`Session::begin`]).
+    fn run(
+        &mut self,
+        plan: &Plan,
+        planes: &mut Bound<'_, K::Real>,
+        status: &mut [u8],
+        steps_before: u64,
+        ctl: &Control,
+    ) -> Result<RunReport, Error>;
+    /// See [`Session::copy_home`].
+    fn copy_home(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error>;
+    /// See [`Session::release_to_host`].
+    fn release_to_host(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error>;
+}
+
+impl<B: Backend + Send, K: Kernel> DeviceSession<K> for Session<B>
+where
+    K::Real: HostReal,
+{
+    fn run(
+        &mut self,
+        plan: &Plan,
+        planes: &mut Bound<'_, K::Real>,
+        status: &mut [u8],
+        steps_before: u64,
+        ctl: &Control,
+    ) -> Result<RunReport, Error> {
+        let (run, report) = self.begin::<K>(plan, planes, status)?;
+        run_loop::<K, _>(run, plan, planes, status, steps_before, ctl, report)
     }
-    // Waits for everything queued, then brings the status bytes home.
-    let _r = trace::range("status to host");
-    s.be.download(s.term, status)?;
-    report.active = active as usize;
-    report.done = active == 0;
-    report.stop = stop.unwrap_or(if active == 0 {
-        Stop::Done
-    } else {
-        Stop::MaxSteps
-    });
-    Ok(report)
+    fn copy_home(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error> {
+        Session::copy_home(self, planes)
+    }
+    fn release_to_host(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error> {
+        Session::release_to_host(self, planes)
+    }
 }

@@ -2,9 +2,20 @@
 
 use hawk_host::HostError;
 
+/// A CUDA driver error code, kept as the [`std::error::Error::source`] of a device error.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[error("CUDA driver error {code} ({name})")]
+pub struct DriverCode {
+    /// The `CUresult` value.
+    pub code: u32,
+    /// Its name (`CUDA_ERROR_OUT_OF_MEMORY`).
+    pub name: String,
+}
+
 /// An error from eagle. No error leaves the caller's planes changed (a run that completes
 /// leaves them fully updated).
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// The kernel declares a plane the caller did not give.
     #[error("kernel `{kernel}` needs plane `{plane}` ({role}), but it was not given")]
@@ -66,7 +77,7 @@ pub enum Error {
     #[error("max_steps must be at least 1, got 0")]
     MaxSteps,
     /// A fixed steps-per-launch of 0.
-    #[error("steps per launch must be at least 1, got Fixed(0)")]
+    #[error("steps per launch must be at least 1, got 0")]
     FixedSteps,
     /// A shared parameter was NaN or infinite.
     #[error("param `{plane}` is {value}: params must be finite")]
@@ -94,18 +105,42 @@ pub enum Error {
     #[error("host team: {0}")]
     Host(#[from] HostError),
     /// The device failed (a driver call, a launch, an allocation).
-    #[error("device: {0}")]
-    Device(String),
+    #[error("device: {message}")]
+    Device {
+        /// What failed.
+        message: String,
+        /// The driver's error code, when a driver call failed.
+        #[source]
+        code: Option<DriverCode>,
+    },
     /// The device ran out of memory (uploading the planes, or compaction buffers).
-    #[error("device out of memory: {0}")]
-    DeviceOutOfMemory(String),
+    #[error("device out of memory: {message}")]
+    DeviceOutOfMemory {
+        /// What was being allocated.
+        message: String,
+        /// The driver's error code (none on the emulated device).
+        #[source]
+        code: Option<DriverCode>,
+    },
     /// A kernel trapped on the device (an illegal address, an assertion, a hardware fault).
-    #[error("a kernel trapped on the device: {0}")]
-    KernelTrap(String),
+    #[error("a kernel trapped on the device: {message}")]
+    KernelTrap {
+        /// Which launch trapped.
+        message: String,
+        /// The driver's error code (none on the emulated device).
+        #[source]
+        code: Option<DriverCode>,
+    },
     /// The device context was lost (destroyed, device gone); the runner's device state is
     /// dropped and the next run starts again from the caller's planes.
-    #[error("the device context was lost: {0}")]
-    ContextLost(String),
+    #[error("the device context was lost: {message}")]
+    ContextLost {
+        /// The call that found it lost.
+        message: String,
+        /// The driver's error code (none on the emulated device).
+        #[source]
+        code: Option<DriverCode>,
+    },
     /// `resume()` was called on a runner that has no stopped run to continue.
     #[error("nothing to resume: call run() first (resume continues a run that stopped early)")]
     NothingToResume,
@@ -126,7 +161,83 @@ pub enum Error {
         /// The entries the module lacks.
         missing: Vec<String>,
     },
+    /// The device module declares an entry with other parameters than this runtime passes
+    /// (it was built by another version of eagle-build and hawk).
+    #[error(
+        "entry `{entry}` of GPU module `{module}` takes parameters of {} bytes, but this \
+         eagle launches it with {}: rebuild the module with this version's eagle-build",
+        sizes(.found),
+        sizes(.expected)
+    )]
+    EntryParams {
+        /// The module's name.
+        module: String,
+        /// The entry.
+        entry: &'static str,
+        /// Parameter sizes this runtime passes.
+        expected: Vec<u8>,
+        /// Parameter sizes the PTX declares.
+        found: Vec<u8>,
+    },
     /// The device team was asked for but cannot be used.
     #[error("device team unavailable: {0}")]
     DeviceUnavailable(String),
+}
+
+/// Parameter sizes as `(4, 8, 8)`.
+fn sizes(v: &[u8]) -> String {
+    let list: Vec<String> = v.iter().map(u8::to_string).collect();
+    format!("({})", list.join(", "))
+}
+
+impl Error {
+    /// A device failure without a driver code.
+    pub(crate) fn device(message: impl Into<String>) -> Self {
+        Error::Device {
+            message: message.into(),
+            code: None,
+        }
+    }
+    /// An out-of-memory failure without a driver code (the emulated device's).
+    pub(crate) fn out_of_memory(message: impl Into<String>) -> Self {
+        Error::DeviceOutOfMemory {
+            message: message.into(),
+            code: None,
+        }
+    }
+    /// A kernel trap without a driver code (the emulated device's).
+    pub(crate) fn kernel_trap(message: impl Into<String>) -> Self {
+        Error::KernelTrap {
+            message: message.into(),
+            code: None,
+        }
+    }
+    /// A lost context without a driver code (the emulated device's).
+    pub(crate) fn context_lost(message: impl Into<String>) -> Self {
+        Error::ContextLost {
+            message: message.into(),
+            code: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_driver_code_is_the_source_of_a_device_error() {
+        let e = Error::DeviceOutOfMemory {
+            message: "allocating 8 B".into(),
+            code: Some(DriverCode {
+                code: 2,
+                name: "CUDA_ERROR_OUT_OF_MEMORY".into(),
+            }),
+        };
+        assert_eq!(e.to_string(), "device out of memory: allocating 8 B");
+        let src = e.source().expect("the driver code").to_string();
+        assert_eq!(src, "CUDA driver error 2 (CUDA_ERROR_OUT_OF_MEMORY)");
+        assert!(Error::device("x").source().is_none());
+    }
 }

@@ -1,103 +1,118 @@
-//! The host team's launch loop: work on a copy, launch, compact, reorder, write home.
+//! The host team's side of the launch loop: a working copy of the planes, launches over
+//! rayon chunks (probing lane shapes under `lanes: auto`), compaction into the caller's
+//! order, and one write home at the end.
 
 use crate::bytes::IssuedBytes;
-use crate::control::Control;
-use crate::options::{Plan, reorder_cmp};
+use crate::error::Error;
+use crate::options::Compaction;
 use crate::planes::Bound;
-use crate::report::{RunReport, Stop};
+use crate::report::{RunReport, TeamKind};
+use crate::run_loop::TeamRun;
 use crate::trace;
 use hawk::Kernel;
 use hawk_host::{HostReal, HostTeam, LaunchPlan, ProbeTiming, ShapeChoice, ShapeSource, WorkSet};
 use std::borrow::Cow;
 use std::time::Instant;
 
-/// Runs the launch loop on the host team from the status bytes in `status` (all `0` for a
-/// fresh run) with `steps_before` steps of this run already taken; writes the caller's
-/// planes and `status` once, at the end (also when the run stops early).
-pub(crate) fn run_host<K: Kernel>(
-    team: &HostTeam,
-    plan: &Plan,
-    planes: &mut Bound<'_, K::Real>,
-    status: &mut [u8],
-    steps_before: u64,
-    ctl: &Control,
-) -> RunReport
+/// One run on the host team: the work set (inputs borrowed, mutable planes copied into
+/// buffers the team keeps between runs) and where compacted samples wait.
+pub(crate) struct HostRun<'t, 'a, R: HostReal> {
+    team: &'t HostTeam,
+    work: WorkSet<'a, R>,
+    /// Samples compacted away wait here, in the caller's order, until the run ends.
+    home: Option<Home<R>>,
+    /// The last compaction pass's wall time: what `Compaction::Auto` weighs a pass against.
+    pass_s: Option<f64>,
+    lane_steps: u64,
+    issued: IssuedBytes,
+}
+
+impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
+    /// Starts a run from the caller's planes and the status bytes in `status`, and the
+    /// report's team fields.
+    pub fn begin<K: Kernel<Real = R>>(
+        team: &'t HostTeam,
+        planes: &Bound<'a, R>,
+        status: &[u8],
+    ) -> (Self, RunReport) {
+        let copy = trace::range("copy in");
+        let muts = {
+            let mut kept = team.buffers();
+            planes.muts.iter().map(|d| kept.copy_of(d)).collect()
+        };
+        let ins = planes.ins.iter().map(|d| Cow::Borrowed(*d)).collect();
+        let work = WorkSet::new(ins, planes.params.clone(), muts).with_status(status);
+        drop(copy);
+        let report = RunReport {
+            samples: planes.n,
+            team: TeamKind::Host,
+            ..RunReport::default()
+        };
+        let run = HostRun {
+            team,
+            work,
+            home: None,
+            pass_s: None,
+            lane_steps: 0,
+            issued: IssuedBytes::of::<K>(),
+        };
+        (run, report)
+    }
+
+    /// One launch of `k` steps at the team's shape, or, under `lanes: auto` until a shape
+    /// is chosen, a probe (useful work, timed). Returns the launch's stats and the shape.
+    fn launch_or_probe<K: Kernel<Real = R>>(
+        &mut self,
+        k: u32,
+    ) -> (hawk_host::LaunchStats, ShapeChoice) {
+        let team = self.team;
+        let work = &mut self.work;
+        match team.next_launch::<K>() {
+            LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape), c),
+            LaunchPlan::Probe(shapes) => {
+                let (stats, timings) = match shapes[..] {
+                    // A finalist: one whole launch at its shape, timed by the wall clock.
+                    [shape] => {
+                        let t = Instant::now();
+                        let stats = team.launch_shape::<K>(work, k, shape);
+                        let one = ProbeTiming {
+                            shape,
+                            secs: t.elapsed().as_secs_f64(),
+                            lane_steps: stats.lane_steps,
+                        };
+                        (stats, vec![one])
+                    }
+                    _ => team.launch_probe::<K>(work, k, &shapes),
+                };
+                let probing = ShapeChoice {
+                    shape: shapes[0],
+                    source: ShapeSource::Probing,
+                };
+                (stats, team.record_probe::<K>(&timings).unwrap_or(probing))
+            }
+        }
+    }
+}
+
+impl<K: Kernel> TeamRun<K> for HostRun<'_, '_, K::Real>
 where
     K::Real: HostReal,
 {
-    let p = &*planes;
-    let copy = trace::range("copy in");
-    let muts = {
-        let mut kept = team.buffers();
-        p.muts.iter().map(|d| kept.copy_of(d)).collect()
-    };
-    let ins = p.ins.iter().map(|d| Cow::Borrowed(*d)).collect();
-    let mut work = WorkSet::new(ins, p.params.clone(), muts).with_status(status);
-    drop(copy);
-    let issued = IssuedBytes::of::<K>();
-    let mut report = RunReport {
-        samples: p.n,
-        team: "host",
-        arm: "host",
-        ..RunReport::default()
-    };
-    if let Some(j) = plan.reorder_key {
-        let _r = trace::range("reorder");
-        let key = p.per_sample::<K>(j);
-        let mut order: Vec<usize> = (0..p.n).collect();
-        order.sort_by(|&a, &b| reorder_cmp(key[a], key[b]));
-        work.permute(&order);
-        report.reorders += 1;
-        report.issued_bytes += issued.compaction(p.n);
+    fn reorder(&mut self, order: &[usize], report: &mut RunReport) -> Result<(), Error> {
+        self.work.permute(order);
+        report.issued_bytes += self.issued.compaction(order.len());
+        Ok(())
     }
-    // Samples compacted away wait here, in the caller's order, until the run ends.
-    let mut home: Option<Home<K::Real>> = None;
-    let mut active = work.active();
-    let mut steps = steps_before;
-    let mut stop = None;
-    // The last compaction pass's wall time: what `Compaction::Auto` weighs a pass against.
-    let mut pass_s = None;
-    let mut lane_steps = 0;
-    while active > 0 && steps < plan.max_steps {
-        if let Some(why) = ctl.should_stop(report.launches) {
-            stop = Some(why);
-            break;
-        }
-        let k = plan.next_k(plan.max_steps - steps, active < p.n);
-        report.slots_by_launch.push(work.len());
-        // `lanes: auto`: until a shape is chosen, launches are probes (useful work, timed).
-        let plan_now = team.next_launch::<K>();
-        let t0 = Instant::now();
+
+    fn slots(&self) -> usize {
+        self.work.len()
+    }
+
+    fn launch(&mut self, k: u32, report: &mut RunReport) -> Result<usize, Error> {
         let (stats, choice) = {
             let _r = trace::range("launch");
-            match plan_now {
-                LaunchPlan::Run(c) => (team.launch_shape::<K>(&mut work, k, c.shape), c),
-                LaunchPlan::Probe(shapes) => {
-                    let (stats, timings) = match shapes[..] {
-                        // A finalist: one whole launch at its shape, timed by the wall clock.
-                        [shape] => {
-                            let t = Instant::now();
-                            let stats = team.launch_shape::<K>(&mut work, k, shape);
-                            let secs = t.elapsed().as_secs_f64();
-                            let lane_steps = stats.lane_steps;
-                            let one = ProbeTiming {
-                                shape,
-                                secs,
-                                lane_steps,
-                            };
-                            (stats, vec![one])
-                        }
-                        _ => team.launch_probe::<K>(&mut work, k, &shapes),
-                    };
-                    let probing = ShapeChoice {
-                        shape: shapes[0],
-                        source: ShapeSource::Probing,
-                    };
-                    (stats, team.record_probe::<K>(&timings).unwrap_or(probing))
-                }
-            }
+            self.launch_or_probe::<K>(k)
         };
-        let launch_s = t0.elapsed().as_secs_f64();
         // A shape probed during this run is reported as probed, not as measured earlier.
         report.lanes = match report.lanes {
             Some(prev) if prev.source == ShapeSource::Probed => Some(ShapeChoice {
@@ -106,56 +121,60 @@ where
             }),
             _ => Some(choice),
         };
-        active = stats.active;
-        report.issued_bytes += issued.host_launch(work.len(), stats.loaded);
-        lane_steps += stats.lane_steps;
-        report.launches += 1;
-        report.steps += u64::from(k);
-        steps += u64::from(k);
-        *report.launches_by_k.entry(k).or_default() += 1;
-        report.active_by_launch.push(active);
-        ctl.progress(steps, active, report.launches);
-        if active > 0
-            && plan
-                .compaction
-                .due_timed(work.len(), active, launch_s, pass_s)
-        {
-            let _r = trace::range("compaction");
-            let h = home.get_or_insert_with(|| Home::of(planes, team));
-            let before = work.len();
-            let t0 = Instant::now();
-            team.install(|| work.compact(&mut h.muts, &mut h.terminated));
-            pass_s = Some(t0.elapsed().as_secs_f64());
-            report.issued_bytes += issued.compaction(before);
-            report.compactions += 1;
-        }
+        report.issued_bytes += self.issued.host_launch(self.work.len(), stats.loaded);
+        self.lane_steps += stats.lane_steps;
+        Ok(stats.active)
     }
-    // Write every sample home, then into the caller's planes in one pass.
-    let _r = trace::range("write home");
-    if work.in_caller_order() {
-        for (j, dst) in planes.muts.iter_mut().enumerate() {
-            dst.copy_from_slice(work.mutable(j));
-        }
-        status.copy_from_slice(work.terminated());
-    } else {
-        let mut h = home.unwrap_or_else(|| Home::of(planes, team));
-        work.scatter(&mut h.muts, &mut h.terminated);
-        for (dst, src) in planes.muts.iter_mut().zip(&h.muts) {
-            dst.copy_from_slice(src);
-        }
-        status.copy_from_slice(&h.terminated);
-        team.buffers().keep(h.muts);
+
+    fn compaction_due(&self, policy: Compaction, active: usize, launch_s: f64) -> bool {
+        policy.due_timed(self.work.len(), active, launch_s, self.pass_s)
     }
-    team.buffers().keep(work.into_mutables());
-    report.issued_sample_steps = Some(lane_steps);
-    report.active = active;
-    report.done = active == 0;
-    report.stop = stop.unwrap_or(if active == 0 {
-        Stop::Done
-    } else {
-        Stop::MaxSteps
-    });
-    report
+
+    fn compact(
+        &mut self,
+        planes: &Bound<'_, K::Real>,
+        _active: usize,
+        report: &mut RunReport,
+    ) -> Result<(), Error> {
+        let _r = trace::range("compaction");
+        let team = self.team;
+        let h = self.home.get_or_insert_with(|| Home::of(planes, team));
+        let before = self.work.len();
+        let t0 = Instant::now();
+        let work = &mut self.work;
+        team.install(|| work.compact(&mut h.muts, &mut h.terminated));
+        self.pass_s = Some(t0.elapsed().as_secs_f64());
+        report.issued_bytes += self.issued.compaction(before);
+        Ok(())
+    }
+
+    fn finish(
+        mut self,
+        planes: &mut Bound<'_, K::Real>,
+        status: &mut [u8],
+        report: &mut RunReport,
+    ) -> Result<(), Error> {
+        // Write every sample home, then into the caller's planes in one pass.
+        let _r = trace::range("write home");
+        let team = self.team;
+        if self.work.in_caller_order() {
+            for (j, dst) in planes.muts.iter_mut().enumerate() {
+                dst.copy_from_slice(self.work.mutable(j));
+            }
+            status.copy_from_slice(self.work.terminated());
+        } else {
+            let mut h = self.home.take().unwrap_or_else(|| Home::of(planes, team));
+            self.work.scatter(&mut h.muts, &mut h.terminated);
+            for (dst, src) in planes.muts.iter_mut().zip(&h.muts) {
+                dst.copy_from_slice(src);
+            }
+            status.copy_from_slice(&h.terminated);
+            team.buffers().keep(h.muts);
+        }
+        team.buffers().keep(self.work.into_mutables());
+        report.issued_sample_steps = Some(self.lane_steps);
+        Ok(())
+    }
 }
 
 /// Where samples wait in the caller's order once compaction moved them out of the work set.

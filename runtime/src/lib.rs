@@ -1,6 +1,7 @@
 //! # eagle: the runtime
 //!
-//! `deploy` binds a hawk kernel to a team, `until_done` makes a runner over the caller's
+//! `deploy_on_with_module` binds a hawk kernel to a team (the `eagle` crate's `deploy`
+//! brings its embedded GPU module), `until_done` makes a runner over the caller's
 //! planes, `run` launches until every sample is terminated or `max_steps` is reached and
 //! returns a [`RunReport`]. Data flows one way: kernel -> team -> runner -> report, and the
 //! runtime knows no particular kernel.
@@ -25,6 +26,7 @@ mod host_run;
 mod options;
 mod planes;
 mod report;
+mod run_loop;
 mod runner;
 mod team;
 mod trace;
@@ -35,15 +37,14 @@ pub use device::{
     BuildCache, DeviceProps, DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup,
     device_props,
 };
-pub use error::Error;
+pub use error::{DriverCode, Error};
 pub use hawk_host::{HostConfig, Isa};
 pub use options::{
     AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options, Reorder,
 };
 pub use planes::PlaneSet;
-pub use report::{RunReport, Status, Stop};
+pub use report::{RunReport, Status, Stop, TeamKind};
 pub use runner::{Runner, until_done, until_done_with};
 pub use team::{
-    Deployed, Team, TeamChoice, deploy, deploy_on, deploy_on_with_module, device_count,
-    device_unavailable_reason,
+    Deployed, Team, TeamChoice, deploy_on_with_module, device_count, device_unavailable_reason,
 };

@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use hawk::Steps;
+use std::fmt;
 use std::time::Duration;
 
 /// Steps per launch that `Steps::Auto` uses on the host team while no sample has finished.
@@ -28,6 +29,17 @@ pub enum Compaction {
     Always,
 }
 
+impl fmt::Display for Compaction {
+    /// `off`, `auto` or `always`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compaction::Off => "off",
+            Compaction::Auto => "auto",
+            Compaction::Always => "always",
+        })
+    }
+}
+
 /// How active samples are ordered so that similar ones share a SIMD lane group.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Reorder {
@@ -39,6 +51,16 @@ pub enum Reorder {
     /// every number, in the caller's order; `-0.0` sorts before `0.0`. Any key is accepted:
     /// the order never changes results, only which samples share a lane group.
     ByPlane(String),
+}
+
+impl fmt::Display for Reorder {
+    /// `off` or ``by plane `x` ``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reorder::Off => f.write_str("off"),
+            Reorder::ByPlane(p) => write!(f, "by plane `{p}`"),
+        }
+    }
 }
 
 /// The reorder's order of two keys: a total order (so sorting never panics and always
@@ -80,6 +102,13 @@ impl Arm {
     }
 }
 
+impl fmt::Display for Arm {
+    /// [`Arm::name`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How the device team compacts finished samples away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DeviceCompaction {
@@ -102,8 +131,35 @@ impl DeviceCompaction {
     }
 }
 
-/// Settings of an until-done run. `Options::new(max_steps)` gives the seed's defaults.
+impl fmt::Display for DeviceCompaction {
+    /// [`DeviceCompaction::name`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Settings of an until-done run: `Options::new(max_steps)` gives the defaults (the
+/// kernel's steps setting, `Compaction::Auto`, no reorder, the `Simulate` arm, index-list
+/// compaction on the device, no time limit, no progress bar), and each builder method
+/// changes one setting.
+///
+/// ```
+/// use eagle_runtime::{Arm, Compaction, DeviceCompaction, Options, Reorder};
+/// use hawk::Steps;
+/// use std::time::Duration;
+/// let options = Options::new(10_000)
+///     .steps(Steps::Fixed(32)) // 32 steps per launch instead of the kernel's setting
+///     .compaction(Compaction::Always)
+///     .reorder(Reorder::ByPlane("omega".into())) // similar samples share lane groups
+///     .arm(Arm::Graph) // device: replay a captured CUDA graph per launch
+///     .device_compaction(DeviceCompaction::Gather)
+///     .time_limit(Duration::from_secs(60)); // stop at a launch boundary; resume() goes on
+/// assert_eq!(options.max_steps, 10_000);
+/// assert_eq!(options.steps, Some(Steps::Fixed(32)));
+/// assert!(!options.progress); // the progress bar is off unless asked for
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// Stop after this many steps even if samples are still running (at least 1).
     pub max_steps: u64,
@@ -113,7 +169,7 @@ pub struct Options {
     pub compaction: Compaction,
     /// Reorder policy.
     pub reorder: Reorder,
-    /// Device arm (default `Simulate`, the seed's host-driven loop; choose `Graph` or
+    /// Device arm (default `Simulate`, a host-driven loop of launches; choose `Graph` or
     /// `GraphWhile` to cut launch overhead on a GPU).
     pub arm: Arm,
     /// Device compaction strategy.
@@ -139,6 +195,11 @@ impl Options {
             time_limit: None,
             progress: false,
         }
+    }
+    /// Sets the step cap.
+    pub fn max_steps(mut self, max_steps: u64) -> Self {
+        self.max_steps = max_steps;
+        self
     }
     /// Sets a wall-time limit per `run()`/`resume()` call.
     pub fn time_limit(mut self, limit: Duration) -> Self {
@@ -249,7 +310,30 @@ impl Plan {
 
 #[cfg(test)]
 mod tests {
-    use super::{Compaction, reorder_cmp};
+    use super::{Arm, Compaction, DeviceCompaction, Options, Reorder, reorder_cmp};
+    use crate::Error;
+    use hawk::Steps;
+
+    #[test]
+    fn refusals_and_settings_print_as_users_write_them() {
+        let e = Options::new(10).steps(Steps::Fixed(0)).check().unwrap_err();
+        assert_eq!(e, Error::FixedSteps);
+        assert_eq!(e.to_string(), "steps per launch must be at least 1, got 0");
+        assert_eq!(
+            Options::new(0).check().unwrap_err().to_string(),
+            "max_steps must be at least 1, got 0"
+        );
+        assert_eq!(Steps::Auto.to_string(), "auto");
+        assert_eq!(Steps::Fixed(64).to_string(), "64");
+        assert_eq!(Compaction::Always.to_string(), "always");
+        assert_eq!(
+            Reorder::ByPlane("omega".into()).to_string(),
+            "by plane `omega`"
+        );
+        assert_eq!(Reorder::Off.to_string(), "off");
+        assert_eq!(Arm::GraphWhile.to_string(), "graph_while");
+        assert_eq!(DeviceCompaction::IndexList.to_string(), "index_list");
+    }
 
     #[test]
     fn reorder_keys_sort_in_a_total_order_with_nan_last() {

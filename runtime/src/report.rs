@@ -1,17 +1,39 @@
 //! `RunReport`: what one `run()` did.
 
+use crate::device::ModuleSource;
+use crate::options::{Arm, DeviceCompaction};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// What one `Runner::run` did, field by field as the seed's "Profile your run" page reads it.
+/// What one `Runner::run` did: launches, steps, time by phase, bytes moved and where the
+/// module came from (the fields `cargo run --release`'s "Profile your run" page prints).
+///
+/// ```
+/// use hawk::builtin::{Oscillator, OscillatorPlanes};
+/// use eagle_runtime::{Stop, TeamChoice, TeamKind};
+/// let omega = vec![1.0; 64];
+/// let (mut x, mut v, mut t) = (vec![1.0; 64], vec![0.0; 64], vec![0.0; 64]);
+/// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
+/// let host = TeamChoice::Host(Default::default());
+/// let deployed = eagle_runtime::deploy_on_with_module(Oscillator, host, None).unwrap();
+/// let report = eagle_runtime::until_done(&deployed, 10_000, planes).unwrap().run().unwrap();
+/// assert_eq!(report.team, TeamKind::Host);
+/// assert_eq!(report.arm, None); // arms are the device team's
+/// assert!(report.done());
+/// assert_eq!(report.stop, Stop::Done);
+/// assert_eq!(report.launches_by_k.values().sum::<u64>(), report.launches);
+/// assert_eq!(report.finished, 64);
+/// println!("{report}"); // launches: .., steps: .., launches_by_k: {..} / done: true
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RunReport {
     /// One-time build cost paid by this run, in seconds: graph capture on the device, 0 on
     /// the host team (nothing to build) and 0 on a later run that reuses the build.
     pub build_s: f64,
-    /// How the team's module was obtained, on a runner's first run only (`""` on later
-    /// runs): `"cubin (built in)"`, `"cache hit (warm)"`, `"jit (cold)"` or `"host"`.
-    pub startup: &'static str,
+    /// How the team's module was obtained, on a runner's first run only (`None` on later
+    /// runs): the built-in cubin, a cache hit (warm), a JIT (cold), or `Host`.
+    pub startup: Option<ModuleSource>,
     /// Seconds the team's start-up took (module JIT or load), on a runner's first run only
     /// (0 on later runs and on the host team). Paid at deploy, before this run.
     pub startup_s: f64,
@@ -25,8 +47,6 @@ pub struct RunReport {
     pub compactions: u64,
     /// Times active samples were permuted by the reorder key.
     pub reorders: u64,
-    /// `true` if every sample terminated; `false` if the run stopped at `max_steps`.
-    pub done: bool,
     /// Samples in the ensemble.
     pub samples: usize,
     /// Samples still running when the run stopped (0 when `done`).
@@ -46,13 +66,12 @@ pub struct RunReport {
     /// from: forced, measured by probes in this run (`lanes: auto`), by an earlier run, or
     /// read from the tuning cache. `None` on the device team.
     pub lanes: Option<hawk_host::ShapeChoice>,
-    /// The team it ran on (`"host"` or `"device"`).
-    pub team: &'static str,
-    /// The arm that ran (`"host"` on the host team; `"simulate"`, `"graph"` or
-    /// `"graph_while"` on the device).
-    pub arm: &'static str,
-    /// Device compaction strategy (`""` on the host team).
-    pub compaction_strategy: &'static str,
+    /// The team it ran on.
+    pub team: TeamKind,
+    /// The device arm that ran (after any fallback); `None` on the host team.
+    pub arm: Option<Arm>,
+    /// The device compaction strategy; `None` on the host team.
+    pub compaction_strategy: Option<DeviceCompaction>,
     /// Graphs captured by this run (0 when every graph was replayed from an earlier run).
     pub graphs_built: u64,
     /// Graph replays in this run.
@@ -68,6 +87,33 @@ pub struct RunReport {
     /// Samples that failed: their state became NaN or infinite, or the kernel flagged them
     /// (`&mut Failed`). Each keeps its state from before the failing step.
     pub failed: usize,
+}
+
+impl RunReport {
+    /// `true` when every sample terminated (finished or failed): [`Stop::Done`].
+    pub fn done(&self) -> bool {
+        self.stop == Stop::Done
+    }
+}
+
+/// The kind of team a run ran on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TeamKind {
+    /// CPU threads and SIMD lanes.
+    #[default]
+    Host,
+    /// A device (a CUDA GPU or the emulated device).
+    Device,
+}
+
+impl fmt::Display for TeamKind {
+    /// `host` or `device`, as the profile page prints it (`running on host`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TeamKind::Host => "host",
+            TeamKind::Device => "device",
+        })
+    }
 }
 
 /// Why a run stopped. Every stop is at a launch boundary, with every plane consistent.
@@ -100,14 +146,45 @@ pub enum Status {
 }
 
 impl fmt::Display for RunReport {
-    /// The seed's two lines: `launches: 16, steps: 1024, launches_by_k: {64: 16}` and
-    /// `done: true`.
+    /// Two lines: `launches: 16, steps: 1024, launches_by_k: {64: 16}` (launches per k, k
+    /// ascending) and `done: true`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
+        write!(
             f,
-            "launches: {}, steps: {}, launches_by_k: {:?}",
-            self.launches, self.steps, self.launches_by_k
+            "launches: {}, steps: {}, launches_by_k: {{",
+            self.launches, self.steps
         )?;
-        write!(f, "done: {}", self.done)
+        for (i, (k, n)) in self.launches_by_k.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{k}: {n}")?;
+        }
+        writeln!(f, "}}")?;
+        write!(f, "done: {}", self.done())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RunReport, Stop};
+
+    #[test]
+    fn display_lists_launches_per_k_in_ascending_k() {
+        let mut r = RunReport {
+            launches: 3,
+            steps: 100,
+            stop: Stop::MaxSteps,
+            ..RunReport::default()
+        };
+        assert_eq!(
+            r.to_string(),
+            "launches: 3, steps: 100, launches_by_k: {}\ndone: false"
+        );
+        r.launches_by_k.insert(64, 1);
+        r.launches_by_k.insert(18, 2);
+        r.stop = Stop::Done;
+        assert_eq!(
+            r.to_string(),
+            "launches: 3, steps: 100, launches_by_k: {18: 2, 64: 1}\ndone: true"
+        );
     }
 }

@@ -1,15 +1,13 @@
 //! `until_done` and its runner: the launch loop, compaction, reorder and the report.
 
 use crate::control::{CancelHandle, Control};
-use crate::device::DeviceTeam;
-use crate::device::cuda::CudaBackend;
-use crate::device::emulated::EmulatedBackend;
-use crate::device_run::{Session, run_device};
+use crate::device_run::DeviceSession;
 use crate::error::Error;
-use crate::host_run::run_host;
+use crate::host_run::HostRun;
 use crate::options::{Options, Plan, Reorder};
 use crate::planes::{Bound, bind};
 use crate::report::{RunReport, Status, Stop};
+use crate::run_loop::run_loop;
 use crate::team::{Deployed, Team};
 use hawk::{Kernel, PlaneSource, Role};
 use hawk_host::HostReal;
@@ -34,28 +32,12 @@ pub struct Runner<'a, K: Kernel> {
     /// The last run stopped early (cancelled, time limit) and can be resumed.
     resumable: bool,
     cancel: CancelHandle,
-    device: Option<DeviceSession>,
+    device: Option<Box<dyn DeviceSession<K>>>,
     /// The team's start-up was reported (by this runner's first successful run).
     startup_reported: bool,
 }
 
-/// A runner's device state on one backend.
-enum DeviceSession {
-    Cuda(Session<CudaBackend>),
-    Emulated(Session<EmulatedBackend>),
-}
-
-/// Runs `$body` with `$s` bound to the session, whichever backend it has.
-macro_rules! with_session {
-    ($d:expr, $s:ident => $body:expr) => {
-        match $d {
-            DeviceSession::Cuda($s) => $body,
-            DeviceSession::Emulated($s) => $body,
-        }
-    };
-}
-
-/// A runner with the seed's defaults: `until_done(deploy(kernel)?, 10_000, planes)`.
+/// A runner with the default [`Options`] and a step cap: `until_done(&deployed, 10_000, planes)`.
 ///
 /// ```
 /// use hawk::builtin::{Oscillator, OscillatorPlanes};
@@ -63,10 +45,11 @@ macro_rules! with_session {
 /// let omega: Vec<f64> = (0..n).map(|i| 1.0 + 2.0 * i as f64 / (n - 1) as f64).collect();
 /// let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
 /// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
-/// let deployed = eagle_runtime::deploy(Oscillator).unwrap();
+/// let host = eagle_runtime::TeamChoice::Host(Default::default());
+/// let deployed = eagle_runtime::deploy_on_with_module(Oscillator, host, None).unwrap();
 /// let mut runner = eagle_runtime::until_done(&deployed, 10_000, planes).unwrap();
 /// let report = runner.run().unwrap();
-/// assert!(report.done);
+/// assert!(report.done());
 /// assert_eq!(report.steps, 1024);
 /// ```
 pub fn until_done<'a, K: Kernel>(
@@ -176,7 +159,7 @@ where
                 plane: name.to_owned(),
             })?;
         if let Some(d) = &mut self.device {
-            with_session!(d, s => s.release_to_host(&mut self.planes))?;
+            d.release_to_host(&mut self.planes)?;
         }
         Ok(&mut *self.planes.muts[j])
     }
@@ -198,7 +181,7 @@ where
     pub fn to_host(&mut self) -> Result<(), Error> {
         match &mut self.device {
             None => Ok(()),
-            Some(d) => with_session!(d, s => s.copy_home(&mut self.planes)),
+            Some(d) => d.copy_home(&mut self.planes),
         }
     }
 
@@ -219,6 +202,28 @@ where
     /// Continues a run that stopped early (cancelled or out of time) from where it stopped:
     /// same state, flags and step count, so the final results equal an uninterrupted run's
     /// bit for bit. The report covers this call (its `steps` are this call's).
+    ///
+    /// ```
+    /// use eagle_runtime::{Options, Stop, TeamChoice};
+    /// use hawk::builtin::{Oscillator, OscillatorPlanes};
+    /// let n = 256;
+    /// let omega = vec![2.0; n];
+    /// let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
+    /// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
+    /// let host = TeamChoice::Host(Default::default());
+    /// let deployed = eagle_runtime::deploy_on_with_module(Oscillator, host, None).unwrap();
+    /// let mut runner = eagle_runtime::until_done_with(&deployed, Options::new(10_000), planes).unwrap();
+    /// // Any thread may cancel; the run stops at its next launch boundary.
+    /// let cancel = runner.cancel_handle();
+    /// cancel.cancel();
+    /// let first = runner.run().unwrap();
+    /// assert_eq!(first.stop, Stop::Cancelled);
+    /// assert_eq!(first.launches, 0); // cancelled before its first launch
+    /// let rest = runner.resume().unwrap(); // goes on from where it stopped
+    /// assert_eq!(rest.stop, Stop::Done);
+    /// assert_eq!(rest.steps, 1024); // 1000 steps of 1e-3, in launches of 64
+    /// assert!(runner.resume().is_err()); // nothing left to resume
+    /// ```
     pub fn resume(&mut self) -> Result<RunReport, Error> {
         if !self.resumable {
             return Err(Error::NothingToResume);
@@ -269,7 +274,7 @@ where
         report.capped = count(Status::Capped);
         if !self.startup_reported {
             let s = self.deployed.startup();
-            report.startup = s.source.name();
+            report.startup = Some(s.source);
             report.startup_s = s.load_s;
             report.notes.splice(0..0, s.notes);
             self.startup_reported = true;
@@ -278,31 +283,18 @@ where
     }
 
     fn launch_loop(&mut self, bytes: &mut [u8], ctl: &Control) -> Result<RunReport, Error> {
+        let steps = self.steps_done;
         match &self.deployed.team {
-            Team::Host(team) => Ok(run_host::<K>(
-                team,
-                &self.plan,
-                &mut self.planes,
-                bytes,
-                self.steps_done,
-                ctl,
-            )),
+            Team::Host(team) => {
+                let (run, report) = HostRun::begin::<K>(team, &self.planes, bytes);
+                run_loop::<K, _>(run, &self.plan, &mut self.planes, bytes, steps, ctl, report)
+            }
             Team::Device(dev) => {
                 if self.device.is_none() {
-                    self.device = Some(match dev {
-                        DeviceTeam::Cuda(t) => DeviceSession::Cuda(Session::new(
-                            CudaBackend::new(t.clone())?,
-                            &self.planes,
-                        )?),
-                        DeviceTeam::Emulated(t) => DeviceSession::Emulated(Session::new(
-                            EmulatedBackend::with_faults(t.faults),
-                            &self.planes,
-                        )?),
-                    });
+                    self.device = Some(dev.open::<K>(&self.planes)?);
                 }
-                let d = self.device.as_mut().expect("made above");
-                let steps = self.steps_done;
-                with_session!(d, s => run_device::<K, _>(s, &self.plan, &self.planes, bytes, steps, ctl))
+                let d = self.device.as_mut().expect("opened above");
+                d.run(&self.plan, &mut self.planes, bytes, steps, ctl)
             }
         }
     }

@@ -5,13 +5,30 @@ use crate::device::{
     DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup, check_entries,
 };
 use crate::error::Error;
+use crate::report::TeamKind;
 use hawk::Kernel;
 use hawk_host::{HostConfig, HostReal, HostTeam};
 use std::fmt;
 use std::sync::Arc;
 
 /// Which team to deploy on.
+///
+/// ```
+/// use eagle_runtime::{HostConfig, TeamChoice, TeamKind, deploy_on_with_module};
+/// use hawk::builtin::Oscillator;
+/// // Two threads of the host team, lane width chosen by measurement (the default).
+/// let host = TeamChoice::Host(HostConfig { threads: Some(2), ..Default::default() });
+/// let deployed = deploy_on_with_module(Oscillator, host, None).unwrap();
+/// assert_eq!(deployed.team().kind(), TeamKind::Host);
+/// // The device team needs a GPU and a module with the kernel's entries: without them
+/// // it is a clear error, never a silent fallback (`Best` falls back, with a note).
+/// let device = deploy_on_with_module(Oscillator, TeamChoice::Device, None);
+/// assert!(device.is_err());
+/// let best = deploy_on_with_module(Oscillator, TeamChoice::Best, None).unwrap();
+/// println!("{:?}", best.startup().notes);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TeamChoice {
     /// The best team available: the device when a CUDA GPU is usable, else the host.
     #[default]
@@ -41,11 +58,11 @@ pub enum Team {
 }
 
 impl Team {
-    /// `"host"` or `"device"`, as the seed prints it (`running on host`).
-    pub fn name(&self) -> &'static str {
+    /// The kind of team: prints as `host` or `device` (`running on host`).
+    pub fn kind(&self) -> TeamKind {
         match self {
-            Team::Host(_) => "host",
-            Team::Device(_) => "device",
+            Team::Host(_) => TeamKind::Host,
+            Team::Device(_) => TeamKind::Device,
         }
     }
     /// How the team started: the device's module source and load time; `Host` and 0 on
@@ -109,29 +126,6 @@ pub fn device_unavailable_reason() -> Option<String> {
 /// `0..device_count()`. Never panics.
 pub fn device_count() -> usize {
     cuda::gpu_count()
-}
-
-/// Deploys `kernel` on the best team available (see [`TeamChoice::Best`]), without a PTX
-/// module (so on the host; `eagle::deploy` passes the embedded PTX).
-///
-/// ```
-/// let deployed = eagle_runtime::deploy(hawk::builtin::Oscillator).unwrap();
-/// assert_eq!(deployed.team().name(), "host");
-/// ```
-pub fn deploy<K: Kernel>(kernel: K) -> Result<Deployed<K>, Error>
-where
-    K::Real: HostReal,
-{
-    deploy_on(kernel, TeamChoice::Best)
-}
-
-/// Deploys `kernel` on the team chosen, without a device module (see
-/// [`deploy_on_with_module`]).
-pub fn deploy_on<K: Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
-where
-    K::Real: HostReal,
-{
-    deploy_on_with_module(kernel, choice, None)
 }
 
 /// Deploys `kernel` on the team chosen; `module` holds the kernel's GPU entries (the
@@ -237,7 +231,7 @@ fn best_device<K: Kernel>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::Entry;
+    use crate::device::entries;
     use hawk::builtin::Oscillator;
 
     fn host() -> Result<Team, Error> {
@@ -261,16 +255,35 @@ mod tests {
             "{w}"
         );
         // A GPU that fails to load the module.
-        let ptx: String = Entry::ALL
-            .iter()
-            .map(|e| format!(".visible .entry {}(\n", e.symbol::<Oscillator>()))
+        let ptx: String = entries::<Oscillator>()
+            .map(|e| {
+                let params: Vec<String> = e
+                    .params
+                    .iter()
+                    .map(|p| format!("\t.param .u{} {}", p.1 * 8, p.0))
+                    .collect();
+                format!(".visible .entry {}(\n{}\n)\n", e.symbol, params.join(",\n"))
+            })
             .collect();
         let full = Module::ptx(&ptx, "sm_90").named("full");
         let w = why(best_device::<Oscillator>(None, Some(&full), |_| {
-            Err(Error::Device("bad image".into()))
+            Err(Error::device("bad image"))
         }));
         assert!(
             w.contains("could not load module `full`") && w.contains("bad image"),
+            "{w}"
+        );
+        // A module whose entry declares other parameters (built by another version).
+        let old = ptx.replacen(",\n\t.param .u32 k", "", 1);
+        let w = why(best_device::<Oscillator>(
+            None,
+            Some(&Module::ptx(&old, "sm_90").named("old")),
+            |_| host(),
+        ));
+        assert!(
+            w.contains("entry `hawk_oscillator` of GPU module `old`")
+                && w.contains("(4, 8, 8, 8, 8, 8, 8, 8, 8)")
+                && w.contains("rebuild the module"),
             "{w}"
         );
         // A GPU that loads it: the device.

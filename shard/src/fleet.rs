@@ -212,7 +212,7 @@ where
                 Some(until_done_with(deployed, options.clone(), set)?)
             };
             runners.push(Shard {
-                label: format!("device {} ({})", runners.len(), deployed.team().name()),
+                label: format!("device {} ({})", runners.len(), deployed.team().kind()),
                 range,
                 runner,
             });

@@ -103,10 +103,11 @@ impl fmt::Display for Merged {
 ///   first sample would (the seed's oscillator: all samples end together);
 /// - `active_by_launch`, `slots_by_launch`: summed launch by launch (a part that stopped
 ///   adds 0);
-/// - `done`: every part done; `stop`: the first part's that is not `Done` (cancelled and
-///   time limit before `MaxSteps`), else `Done`;
-/// - `build_s`, `startup_s`: the largest (they overlap); `startup`, `lanes`, `team`, `arm`,
-///   `compaction_strategy`: the first part's that has one; `notes`: every part's, once.
+/// - `stop` (and so `done()`): `Done` when every part is done, else the most telling of
+///   the parts' stops (cancelled and time limit before `MaxSteps`);
+/// - `build_s`, `startup_s`: the largest (they overlap); `startup`, `lanes`, `arm`,
+///   `compaction_strategy`: the first part's that has one, `team` the first part's;
+///   `notes`: every part's, once.
 pub fn merge_parallel(reports: &[&RunReport]) -> RunReport {
     let mut out = merge_common(reports);
     let longest = reports
@@ -170,22 +171,12 @@ pub fn merge_sequence(reports: &[&RunReport]) -> RunReport {
 }
 
 fn merge_common(reports: &[&RunReport]) -> RunReport {
-    let mut out = RunReport {
-        done: true,
-        issued_sample_steps: Some(0),
-        ..RunReport::default()
-    };
-    let first = |f: &dyn Fn(&RunReport) -> &'static str| {
-        reports
-            .iter()
-            .map(|r| f(r))
-            .find(|s| !s.is_empty())
-            .unwrap_or("")
-    };
-    out.startup = first(&|r| r.startup);
-    out.team = first(&|r| r.team);
-    out.arm = first(&|r| r.arm);
-    out.compaction_strategy = first(&|r| r.compaction_strategy);
+    let mut out = RunReport::default();
+    out.issued_sample_steps = (!reports.is_empty()).then_some(0);
+    out.startup = reports.iter().find_map(|r| r.startup);
+    out.team = reports.first().map_or_else(Default::default, |r| r.team);
+    out.arm = reports.iter().find_map(|r| r.arm);
+    out.compaction_strategy = reports.iter().find_map(|r| r.compaction_strategy);
     out.lanes = reports.iter().find_map(|r| r.lanes);
     for r in reports {
         out.samples += r.samples;
@@ -202,13 +193,13 @@ fn merge_common(reports: &[&RunReport]) -> RunReport {
         };
         out.graphs_built += r.graphs_built;
         out.graph_replays += r.graph_replays;
-        out.done &= r.done;
         for note in &r.notes {
             if !out.notes.contains(note) {
                 out.notes.push(note.clone());
             }
         }
     }
+    // `done()` follows: every part done.
     let severity = |s: Stop| match s {
         Stop::Cancelled | Stop::TimeLimit => 2,
         Stop::MaxSteps => 1,
@@ -219,18 +210,12 @@ fn merge_common(reports: &[&RunReport]) -> RunReport {
         .map(|r| r.stop)
         .max_by_key(|s| severity(*s))
         .unwrap_or_default();
-    if reports.is_empty() {
-        out.issued_sample_steps = None;
-    }
     out
 }
 
 /// The report of a part that ran nothing (its range was empty): done, no launches.
 pub(crate) fn empty_report() -> RunReport {
-    RunReport {
-        done: true,
-        ..RunReport::default()
-    }
+    RunReport::default()
 }
 
 #[cfg(test)]
@@ -238,19 +223,16 @@ mod tests {
     use super::*;
 
     fn run(launches: &[(u32, u64)], active: &[usize], samples: usize) -> RunReport {
-        RunReport {
-            launches: launches.iter().map(|l| l.1).sum(),
-            steps: launches.iter().map(|(k, c)| u64::from(*k) * c).sum(),
-            launches_by_k: launches.iter().copied().collect(),
-            active_by_launch: active.to_vec(),
-            slots_by_launch: active.to_vec(),
-            samples,
-            finished: samples,
-            done: true,
-            issued_sample_steps: Some(10),
-            team: "host",
-            ..RunReport::default()
-        }
+        let mut r = RunReport::default();
+        r.launches = launches.iter().map(|l| l.1).sum();
+        r.steps = launches.iter().map(|(k, c)| u64::from(*k) * c).sum();
+        r.launches_by_k = launches.iter().copied().collect();
+        r.active_by_launch = active.to_vec();
+        r.slots_by_launch = active.to_vec();
+        r.samples = samples;
+        r.finished = samples;
+        r.issued_sample_steps = Some(10);
+        r
     }
 
     #[test]
@@ -263,18 +245,16 @@ mod tests {
         assert_eq!(m.active_by_launch, [9, 3, 2, 1, 0]);
         assert_eq!((m.samples, m.finished, m.active), (9, 9, 0));
         assert_eq!(m.issued_sample_steps, Some(20));
-        assert!(m.done);
-        assert_eq!(m.team, "host");
+        assert!(m.done());
         // A part that did nothing changes nothing.
         let e = empty_report();
         assert_eq!(merge_parallel(&[&a, &e]).launches_by_k, a.launches_by_k);
-        assert!(merge_parallel(&[&a, &e]).done);
+        assert!(merge_parallel(&[&a, &e]).done());
         // Stopped at the cap: not done, MaxSteps.
         let mut c = b.clone();
-        c.done = false;
         c.stop = Stop::MaxSteps;
         let m = merge_parallel(&[&a, &c]);
-        assert!(!m.done);
+        assert!(!m.done());
         assert_eq!(m.stop, Stop::MaxSteps);
     }
 

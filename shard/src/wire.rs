@@ -3,7 +3,7 @@
 //! Fields added to `RunReport` later travel as their default until they are added here.
 
 use crate::report::{Merged, Part};
-use eagle_runtime::{RunReport, Stop};
+use eagle_runtime::{Arm, DeviceCompaction, ModuleSource, RunReport, Stop, TeamKind};
 use hawk_host::Isa;
 use hawk_host::tune::{Shape, ShapeChoice, ShapeSource};
 
@@ -71,25 +71,31 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A name kept for the life of the process (a report's `&'static str` fields: a handful of
-/// distinct names such as `"host"` or `"graph"`).
-fn intern(s: String) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut set = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = set.get(s.as_str()) {
-        return s;
-    }
-    let s: &'static str = Box::leak(s.into_boxed_str());
-    set.insert(s);
-    s
+const STOPS: [Stop; 4] = [Stop::Done, Stop::MaxSteps, Stop::Cancelled, Stop::TimeLimit];
+const SOURCES_M: [ModuleSource; 4] = [
+    ModuleSource::Host,
+    ModuleSource::BuiltInCubin,
+    ModuleSource::CacheHit,
+    ModuleSource::Jit,
+];
+const TEAMS: [TeamKind; 2] = [TeamKind::Host, TeamKind::Device];
+const ARMS: [Arm; 3] = [Arm::Simulate, Arm::Graph, Arm::GraphWhile];
+const STRATEGIES: [DeviceCompaction; 2] = [DeviceCompaction::IndexList, DeviceCompaction::Gather];
+
+/// An optional value as its index in `all` plus one (0: none).
+fn put_opt<T: PartialEq>(w: &mut Writer, v: Option<T>, all: &[T]) {
+    w.usize(
+        v.and_then(|v| all.iter().position(|a| *a == v))
+            .map_or(0, |i| i + 1),
+    );
 }
 
-const STOPS: [Stop; 4] = [Stop::Done, Stop::MaxSteps, Stop::Cancelled, Stop::TimeLimit];
+fn get_opt<T: Copy>(rd: &mut Reader<'_>, all: &[T]) -> Option<Option<T>> {
+    match rd.usize()? {
+        0 => Some(None),
+        i => all.get(i - 1).map(|v| Some(*v)),
+    }
+}
 const SOURCES: [ShapeSource; 5] = [
     ShapeSource::Fixed,
     ShapeSource::Measured,
@@ -100,7 +106,7 @@ const SOURCES: [ShapeSource; 5] = [
 
 pub(crate) fn put_report(w: &mut Writer, r: &RunReport) {
     w.f64(r.build_s);
-    w.str(r.startup);
+    put_opt(w, r.startup, &SOURCES_M);
     w.f64(r.startup_s);
     w.u64(r.launches);
     w.u64(r.steps);
@@ -111,7 +117,6 @@ pub(crate) fn put_report(w: &mut Writer, r: &RunReport) {
     }
     w.u64(r.compactions);
     w.u64(r.reorders);
-    w.bool(r.done);
     w.usize(r.samples);
     w.usize(r.active);
     w.usizes(&r.active_by_launch);
@@ -125,9 +130,9 @@ pub(crate) fn put_report(w: &mut Writer, r: &RunReport) {
         w.usize(l.shape.lanes);
         w.usize(SOURCES.iter().position(|s| *s == l.source).unwrap_or(0));
     }
-    w.str(r.team);
-    w.str(r.arm);
-    w.str(r.compaction_strategy);
+    w.usize(TEAMS.iter().position(|t| *t == r.team).unwrap_or(0));
+    put_opt(w, r.arm, &ARMS);
+    put_opt(w, r.compaction_strategy, &STRATEGIES);
     w.u64(r.graphs_built);
     w.u64(r.graph_replays);
     w.usize(r.notes.len());
@@ -141,21 +146,19 @@ pub(crate) fn put_report(w: &mut Writer, r: &RunReport) {
 }
 
 pub(crate) fn get_report(rd: &mut Reader<'_>) -> Option<RunReport> {
-    let mut r = RunReport {
-        build_s: rd.f64()?,
-        startup: intern(rd.str()?),
-        startup_s: rd.f64()?,
-        launches: rd.u64()?,
-        steps: rd.u64()?,
-        ..RunReport::default()
-    };
+    // `RunReport` is non-exhaustive: a default, then its fields.
+    let mut r = RunReport::default();
+    r.build_s = rd.f64()?;
+    r.startup = get_opt(rd, &SOURCES_M)?;
+    r.startup_s = rd.f64()?;
+    r.launches = rd.u64()?;
+    r.steps = rd.u64()?;
     for _ in 0..rd.usize()? {
         let k = u32::try_from(rd.u64()?).ok()?;
         r.launches_by_k.insert(k, rd.u64()?);
     }
     r.compactions = rd.u64()?;
     r.reorders = rd.u64()?;
-    r.done = rd.bool()?;
     r.samples = rd.usize()?;
     r.active = rd.usize()?;
     r.active_by_launch = rd.usizes()?;
@@ -173,9 +176,9 @@ pub(crate) fn get_report(rd: &mut Reader<'_>) -> Option<RunReport> {
             source,
         });
     }
-    r.team = intern(rd.str()?);
-    r.arm = intern(rd.str()?);
-    r.compaction_strategy = intern(rd.str()?);
+    r.team = *TEAMS.get(rd.usize()?)?;
+    r.arm = get_opt(rd, &ARMS)?;
+    r.compaction_strategy = get_opt(rd, &STRATEGIES)?;
     r.graphs_built = rd.u64()?;
     r.graph_replays = rd.u64()?;
     for _ in 0..rd.usize()? {
@@ -236,40 +239,38 @@ mod tests {
 
     #[test]
     fn reports_survive_the_trip() {
-        let r = RunReport {
-            build_s: 0.25,
-            startup: "cache hit (warm)",
-            startup_s: 1e-3,
-            launches: 7,
-            steps: 300,
-            launches_by_k: [(64, 3), (16, 4)].into_iter().collect(),
-            compactions: 2,
-            reorders: 1,
-            done: false,
-            samples: 100,
-            active: 3,
-            active_by_launch: vec![100, 50, 3],
-            slots_by_launch: vec![100, 100, 50],
-            issued_bytes: 1 << 40,
-            issued_sample_steps: Some(12345),
-            lanes: Some(ShapeChoice {
-                shape: Shape {
-                    isa: Isa::Avx2,
-                    lanes: 8,
-                },
-                source: ShapeSource::Cached,
-            }),
-            team: "host",
-            arm: "host",
-            compaction_strategy: "",
-            graphs_built: 1,
-            graph_replays: 5,
-            notes: vec!["a note".into(), "another".into()],
-            stop: Stop::MaxSteps,
-            finished: 90,
-            capped: 3,
-            failed: 7,
-        };
+        let mut r = RunReport::default();
+        r.build_s = 0.25;
+        r.startup = Some(ModuleSource::CacheHit);
+        r.startup_s = 1e-3;
+        r.launches = 7;
+        r.steps = 300;
+        r.launches_by_k = [(64, 3), (16, 4)].into_iter().collect();
+        r.compactions = 2;
+        r.reorders = 1;
+        r.samples = 100;
+        r.active = 3;
+        r.active_by_launch = vec![100, 50, 3];
+        r.slots_by_launch = vec![100, 100, 50];
+        r.issued_bytes = 1 << 40;
+        r.issued_sample_steps = Some(12345);
+        r.lanes = Some(ShapeChoice {
+            shape: Shape {
+                isa: Isa::Avx2,
+                lanes: 8,
+            },
+            source: ShapeSource::Cached,
+        });
+        r.team = TeamKind::Device;
+        r.arm = Some(Arm::GraphWhile);
+        r.compaction_strategy = Some(DeviceCompaction::Gather);
+        r.graphs_built = 1;
+        r.graph_replays = 5;
+        r.notes = vec!["a note".into(), "another".into()];
+        r.stop = Stop::MaxSteps;
+        r.finished = 90;
+        r.capped = 3;
+        r.failed = 7;
         let m = Merged {
             report: r.clone(),
             parts: vec![Part {

@@ -128,7 +128,7 @@ macro_rules! device_tests {
                 let r = dev::check_against_host(&team(), SIZES.while_loop, 11, o);
                 assert_eq!(r.graph_replays, 1, "{r:?}");
                 assert!(r.notes.is_empty(), "{r:?}");
-                assert!(r.done);
+                assert!(r.done());
             }
 
             #[test]
@@ -144,7 +144,7 @@ macro_rules! device_tests {
                             .reorder(Reorder::ByPlane("t".into()));
                         let r = dev::check_against_host(&team, SIZES.large, 17, o);
                         println!(
-                            "{} {}: launches {} compactions {} build {:.3} ms notes {:?}",
+                            "{:?} {:?}: launches {} compactions {} build {:.3} ms notes {:?}",
                             r.arm,
                             r.compaction_strategy,
                             r.launches,
@@ -163,11 +163,11 @@ macro_rules! device_tests {
                 let mut e = $crate::common::Ens::varied(300, 8);
                 let start = e.clone();
                 let deployed = eagle::deploy_on(Oscillator, team()).unwrap();
-                assert_eq!(deployed.team().name(), "device");
+                assert_eq!(deployed.team().kind(), eagle::TeamKind::Device);
                 let planes = e.planes(1.0, 1e-3);
                 let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
                 let report = runner.run().unwrap();
-                assert!(report.done);
+                assert!(report.done());
                 assert_eq!(
                     runner.plane("x").unwrap(),
                     &start.x[..],
@@ -200,10 +200,7 @@ pub fn run_on(e: &mut Ens, choice: TeamChoice, options: Options) -> (RunReport, 
 pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Options) -> RunReport {
     let start = Ens::varied(n, seed);
     let mut want = start.clone();
-    let host_opts = Options {
-        arm: Arm::Simulate,
-        ..options.clone()
-    };
+    let host_opts = options.clone().arm(Arm::Simulate);
     let (host, host_done) = run_on(
         &mut want,
         TeamChoice::Host(HostConfig::default()),
@@ -212,17 +209,18 @@ pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Opt
     let mut got = start.clone();
     let what = format!("{choice:?} {options:?}");
     let (dev, dev_done) = run_on(&mut got, choice.clone(), options.clone());
-    assert_eq!(dev.team, "device", "{what}");
+    assert_eq!(dev.team, eagle::TeamKind::Device, "{what}");
     assert_eq!(got.omega, start.omega, "input plane changed: {what}");
     assert!(
         got.bits() == want.bits(),
         "planes differ from the host team: {what}"
     );
     assert_eq!(dev_done, host_done, "terminated flags differ: {what}");
-    assert_eq!(dev.done, host.done, "{what}");
+    assert_eq!(dev.done(), host.done(), "{what}");
     assert_eq!(dev.active, host.active, "{what}");
     assert_eq!(dev.reorders, host.reorders, "{what}");
-    let while_ran = dev.arm == "graph_while" && dev.notes.iter().all(|n| !n.contains("fell back"));
+    let while_ran =
+        dev.arm == Some(Arm::GraphWhile) && dev.notes.iter().all(|n| !n.contains("fell back"));
     // Steps::Auto shortens k once samples finish (a host decision between launches); the
     // WHILE graph keeps its first k on the device, so only the results must agree there.
     let auto = matches!(options.steps, None | Some(Steps::Auto));
@@ -272,7 +270,7 @@ pub fn check_all(choice: &TeamChoice, n: usize) {
                             .reorder(reorder.clone());
                         let seed = 7 + ran;
                         let r = check_against_host(choice, n, seed, options);
-                        assert_eq!(r.arm, arm.name());
+                        assert_eq!(r.arm, Some(arm));
                         ran += 1;
                     }
                 }

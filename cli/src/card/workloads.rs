@@ -396,23 +396,12 @@ fn options(w: Workload, arm: Arm) -> Options {
         Arm::HostNoCompaction => o.compaction(Compaction::Off),
         Arm::HostCompactAlways => o.compaction(Compaction::Always),
         Arm::HostReorder => o.reorder(Reorder::ByPlane(w.reorder_key().into())),
-        Arm::DeviceSimulate => Options {
-            arm: RunArm::Simulate,
-            ..o
-        },
-        Arm::DeviceGraph => Options {
-            arm: RunArm::Graph,
-            ..o
-        },
-        Arm::DeviceGraphWhile => Options {
-            arm: RunArm::GraphWhile,
-            ..o
-        },
-        Arm::DeviceGraphGather => Options {
-            arm: RunArm::Graph,
-            device_compaction: DeviceCompaction::Gather,
-            ..o
-        },
+        Arm::DeviceSimulate => o.arm(RunArm::Simulate),
+        Arm::DeviceGraph => o.arm(RunArm::Graph),
+        Arm::DeviceGraphWhile => o.arm(RunArm::GraphWhile),
+        Arm::DeviceGraphGather => o
+            .arm(RunArm::Graph)
+            .device_compaction(DeviceCompaction::Gather),
         Arm::Host | Arm::RayonScalar => o,
     }
 }

@@ -44,8 +44,8 @@ struct BodyChecker {
     errors: Vec<syn::Error>,
 }
 
-const SELECT_HINT: &str =
-    "use a mask and `Scalar::select(mask, a, b)` (e.g. `*x = Scalar::select(x.lt(lim), a, b)`)";
+const SELECT_HINT: &str = "use a mask and `Scalar::select(mask, a, b)` \
+    (e.g. `*x = Scalar::select(x.simd_lt(lim), a, b)`)";
 
 const STD_HINT: &str = "`std` is not available in a kernel (it also runs on the GPU): use \
     `core::` items (e.g. `core::f64::consts::PI`) and do math through the lane methods \
@@ -178,8 +178,8 @@ impl BodyChecker {
     /// `a && b` / `a || b` with a per-sample operand.
     fn check_lazy_bool(&mut self, e: &ExprBinary) -> bool {
         let (op, mask_op, example) = match e.op {
-            BinOp::And(_) => ("&&", "&", "x.gt(lo) & x.lt(hi)"),
-            BinOp::Or(_) => ("||", "|", "x.lt(lo) | x.gt(hi)"),
+            BinOp::And(_) => ("&&", "&", "x.simd_gt(lo) & x.simd_lt(hi)"),
+            BinOp::Or(_) => ("||", "|", "x.simd_lt(lo) | x.simd_gt(hi)"),
             _ => return false,
         };
         if !(self.mentions(&e.left) || self.mentions(&e.right)) {

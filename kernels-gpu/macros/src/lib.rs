@@ -20,7 +20,7 @@ use quote::{format_ident, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, Token, Type};
+use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, Path, Token, Type};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Role {
@@ -44,14 +44,20 @@ struct Arg {
 }
 
 struct Settings {
-    steps: TokenStream2,
+    /// `None`: `Steps::Auto`; `Some(k)`: `Steps::Fixed(k)`.
+    steps: Option<u32>,
     real: Ident,
+    /// Where `hawk` is for the crate using the macro (`crate = eagle::hawk`); every path the
+    /// macro emits starts with it.
+    krate: Path,
 }
 
 /// Marks a step function as a hawk kernel. See the crate docs of `hawk` for the roles.
 ///
-/// Settings: `steps = "auto"` (default) or `steps = 64` (a fixed k per launch), and
-/// `real = "f64"` (default) or `real = "f32"` for the element type of every plane.
+/// Settings: `steps = "auto"` (default) or `steps = 64` (a fixed k per launch),
+/// `real = "f64"` (default) or `real = "f32"` for the element type of every plane, and
+/// `crate = eagle::hawk` (default `::hawk`) for where the generated code finds `hawk`, in a
+/// crate that depends on `eagle` only: `#[eagle#hawk::kernel(crate = eagle::hawk)]`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr.into(), item.into()) {
@@ -62,8 +68,9 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
     let mut s = Settings {
-        steps: quote!(::hawk::Steps::Auto),
+        steps: None,
         real: Ident::new("f64", Span::call_site()),
+        krate: syn::parse_quote!(::hawk),
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     for m in metas {
@@ -72,7 +79,8 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "expected `steps = \"auto\"`, `steps = <k>` or `real = \"f64\" | \"f32\"`",
+                    "expected `steps = \"auto\"`, `steps = <k>`, `real = \"f64\" | \"f32\"` \
+                     or `crate = <path to hawk>`",
                 ));
             }
         };
@@ -81,6 +89,10 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
             .get_ident()
             .map(|i| i.to_string())
             .unwrap_or_default();
+        if key == "crate" {
+            s.krate = crate_path(&nv.value)?;
+            continue;
+        }
         let lit = match &nv.value {
             Expr::Lit(l) => l.lit.clone(),
             v => return Err(syn::Error::new(v.span(), "expected a literal")),
@@ -92,7 +104,7 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
                 if k == 0 {
                     return Err(syn::Error::new(i.span(), "steps must be at least 1"));
                 }
-                s.steps = quote!(::hawk::Steps::Fixed(#k));
+                s.steps = Some(k);
             }
             ("real", Lit::Str(r)) if r.value() == "f64" || r.value() == "f32" => {
                 s.real = Ident::new(&r.value(), r.span());
@@ -100,12 +112,32 @@ fn parse_settings(attr: TokenStream2) -> syn::Result<Settings> {
             (_, l) => {
                 return Err(syn::Error::new(
                     l.span(),
-                    "unknown setting: write `steps = \"auto\"`, `steps = 64` or `real = \"f32\"`",
+                    "unknown setting: write `steps = \"auto\"`, `steps = 64`, `real = \"f32\"` \
+                     or `crate = eagle::hawk`",
                 ));
             }
         }
     }
     Ok(s)
+}
+
+/// The value of `crate = ...`: a path (`eagle::hawk`), or one in a string (`"eagle::hawk"`,
+/// as serde's `crate` takes it).
+fn crate_path(v: &Expr) -> syn::Result<Path> {
+    let bad = |span| {
+        syn::Error::new(
+            span,
+            "`crate` takes the path to hawk as this crate sees it, e.g. `crate = eagle::hawk`",
+        )
+    };
+    match v {
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Ok(p.path.clone()),
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => s.parse::<Path>().map_err(|_| bad(s.span())),
+            other => Err(bad(other.span())),
+        },
+        other => Err(bad(other.span())),
+    }
 }
 
 fn role_of(ty: &Type) -> Option<Role> {
@@ -166,7 +198,7 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
             return Err(syn::Error::new(
                 f.sig.paren_token.span.join(),
                 "a kernel needs one `terminated: &mut Terminated` argument: set it when the \
-                 sample is done (e.g. `*terminated = t.ge(t_end);`)",
+                 sample is done (e.g. `*terminated = t.simd_ge(t_end);`)",
             ));
         }
         _ => {
@@ -220,7 +252,11 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
     checks::check_body(&f.block, &names)?;
     let real = &settings.real;
-    let steps = &settings.steps;
+    let hawk = &settings.krate;
+    let steps = match settings.steps {
+        None => quote!(#hawk::Steps::Auto),
+        Some(k) => quote!(#hawk::Steps::Fixed(#k)),
+    };
     let vis = &f.vis;
     let fname = &f.sig.ident;
     let fname_s = fname.to_string();
@@ -244,7 +280,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         match a.role {
             Role::In | Role::Param => quote!(#n: Scalar),
             Role::Mut => quote!(#n: &mut Scalar),
-            Role::Terminated | Role::Failed => quote!(#n: &mut <Scalar as ::hawk::Lane>::Mask),
+            Role::Terminated | Role::Failed => quote!(#n: &mut <Scalar as #hawk::Lane>::Mask),
         }
     });
 
@@ -279,18 +315,18 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         quote! {
             const FAILS: bool = true;
             #[inline(always)]
-            fn step<L: ::hawk::Lane<Elem = #real>>(
+            fn step<L: #hawk::Lane<Elem = #real>>(
                 ins: &[L; #n_in],
                 params: &[L; #n_par],
                 muts: &mut [L; #n_mut],
                 terminated: &mut L::Mask,
             ) {
-                let mut failed = <L::Mask as ::hawk::Mask>::splat(false);
+                let mut failed = <L::Mask as #hawk::Mask>::splat(false);
                 Self::step_or_fail(ins, params, muts, terminated, &mut failed)
             }
             #[inline(always)]
             #[allow(unused_variables)]
-            fn step_or_fail<L: ::hawk::Lane<Elem = #real>>(
+            fn step_or_fail<L: #hawk::Lane<Elem = #real>>(
                 ins: &[L; #n_in],
                 params: &[L; #n_par],
                 muts: &mut [L; #n_mut],
@@ -298,7 +334,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
                 failed: &mut L::Mask,
             ) {
                 let [#(#mut_binds),*] = muts;
-                let mut __failed = <L::Mask as ::hawk::Mask>::splat(false);
+                let mut __failed = <L::Mask as #hawk::Mask>::splat(false);
                 #fname::<L>(#(#call_args),*);
                 *failed |= __failed;
             }
@@ -307,7 +343,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         quote! {
             #[inline(always)]
             #[allow(unused_variables)]
-            fn step<L: ::hawk::Lane<Elem = #real>>(
+            fn step<L: #hawk::Lane<Elem = #real>>(
                 ins: &[L; #n_in],
                 params: &[L; #n_par],
                 muts: &mut [L; #n_mut],
@@ -322,11 +358,11 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let specs = args.iter().filter(|a| a.role.is_plane()).map(|a| {
         let n = a.name.to_string();
         let r = match a.role {
-            Role::In => quote!(::hawk::Role::In),
-            Role::Mut => quote!(::hawk::Role::Mut),
-            _ => quote!(::hawk::Role::Param),
+            Role::In => quote!(#hawk::Role::In),
+            Role::Mut => quote!(#hawk::Role::Mut),
+            _ => quote!(#hawk::Role::Param),
         };
-        quote!(::hawk::PlaneSpec { name: #n, role: #r })
+        quote!(#hawk::PlaneSpec { name: #n, role: #r })
     });
 
     let fields = args.iter().filter(|a| a.role.is_plane()).map(|a| {
@@ -348,21 +384,60 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         }
     });
 
-    // GPU entry: scalars and raw pointers only.
-    let ptr_args = args.iter().filter(|a| a.role.is_plane()).map(|a| {
-        let n = &a.name;
-        match a.role {
-            Role::In => quote!(#n: *const #real),
-            Role::Mut => quote!(#n: *mut #real),
-            _ => quote!(#n: #real),
-        }
-    });
-    let ptr_args2 = ptr_args.clone();
-    let ins_ptrs = of(Role::In).map(|a| &a.name);
-    let par_vals = of(Role::Param).map(|a| &a.name);
-    let mut_ptrs = of(Role::Mut).map(|a| &a.name);
-    let (ins_ptrs2, par_vals2, mut_ptrs2) = (ins_ptrs.clone(), par_vals.clone(), mut_ptrs.clone());
+    // GPU entries: one description each (`hawk::device_entry!`): the launch side builds it
+    // from a `StepLaunch` by role and index, the entry takes its fields, the body reads them.
+    let plane_field = |a: &Arg| format_ident!("plane_{}", a.name);
+    let plane_fields: Vec<TokenStream2> = args
+        .iter()
+        .filter(|a| a.role.is_plane())
+        .map(|a| {
+            let f = plane_field(a);
+            match a.role {
+                Role::In => quote!(#f: *const #real),
+                Role::Mut => quote!(#f: *mut #real),
+                _ => quote!(#f: #real),
+            }
+        })
+        .collect();
+    let (mut ii, mut pi, mut mi) = (0usize, 0usize, 0usize);
+    let plane_inits: Vec<TokenStream2> = args
+        .iter()
+        .filter(|a| a.role.is_plane())
+        .map(|a| {
+            let f = plane_field(a);
+            match a.role {
+                Role::In => {
+                    ii += 1;
+                    let j = ii - 1;
+                    quote!(#f: #hawk::device::address(l.ins[#j]))
+                }
+                Role::Mut => {
+                    mi += 1;
+                    let j = mi - 1;
+                    quote!(#f: #hawk::device::address(l.muts[#j]))
+                }
+                _ => {
+                    pi += 1;
+                    let j = pi - 1;
+                    quote!(#f: l.params[#j])
+                }
+            }
+        })
+        .collect();
+    let ins_f: Vec<Ident> = of(Role::In).map(plane_field).collect();
+    let par_f: Vec<Ident> = of(Role::Param).map(plane_field).collect();
+    let mut_f: Vec<Ident> = of(Role::Mut).map(plane_field).collect();
+    let step_ty = format_ident!("__Hawk{}Step", kty);
+    let step_idx_ty = format_ident!("__Hawk{}StepIndexed", kty);
     let entry_idx_id = format_ident!("{}_indexed", entry);
+    let step_doc = format!(
+        "GPU entry of kernel `{fname_s}`: advances samples `0..n` by up to `k` steps, one \
+         per thread, and counts the samples still active into `active`."
+    );
+    let step_idx_doc = format!(
+        "GPU entry of kernel `{fname_s}` over an index list: thread `i < n` advances sample \
+         `ids[i]` by up to `k` steps and counts it into `active` if still running."
+    );
     let kdoc = format!("The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`.");
     let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
 
@@ -370,7 +445,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         #(#attrs)*
         #[allow(clippy::too_many_arguments)]
         #[inline(always)]
-        #vis fn #fname<Scalar: ::hawk::Lane<Elem = #real>>(#(#sig_args),*) #body
+        #vis fn #fname<Scalar: #hawk::Lane<Elem = #real>>(#(#sig_args),*) #body
 
         #[doc = #kdoc]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -381,64 +456,123 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             #(#fields,)*
         }
 
-        impl<'a> ::hawk::PlaneSource<'a, #real> for #pty<'a> {
-            fn visit(self, v: &mut impl ::hawk::PlaneVisitor<'a, #real>) {
+        impl<'a> #hawk::PlaneSource<'a, #real> for #pty<'a> {
+            fn visit(self, v: &mut impl #hawk::PlaneVisitor<'a, #real>) {
                 #(#visits)*
             }
         }
 
-        impl ::hawk::Kernel for #kty {
+        impl #hawk::Kernel for #kty {
             type Real = #real;
-            type Ins<L: ::hawk::Lane<Elem = #real>> = [L; #n_in];
-            type Params<L: ::hawk::Lane<Elem = #real>> = [L; #n_par];
-            type Muts<L: ::hawk::Lane<Elem = #real>> = [L; #n_mut];
+            type Ins<L: #hawk::Lane<Elem = #real>> = [L; #n_in];
+            type Params<L: #hawk::Lane<Elem = #real>> = [L; #n_par];
+            type Muts<L: #hawk::Lane<Elem = #real>> = [L; #n_mut];
             type Planes<'a> = #pty<'a>;
             const NAME: &'static str = #fname_s;
-            const PLANES: &'static [::hawk::PlaneSpec] = &[#(#specs),*];
-            const STEPS: ::hawk::Steps = #steps;
+            const PLANES: &'static [#hawk::PlaneSpec] = &[#(#specs),*];
+            const STEPS: #hawk::Steps = #steps;
             const ENTRY: &'static str = #entry;
+            type Step = #step_ty;
+            type StepIndexed = #step_idx_ty;
             #step_fns
         }
 
-        /// GPU entry point: advances samples `0..n` by up to `k` steps, one per thread, and
-        /// counts the samples still active into `active`.
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "gpu-kernel" fn #entry_id(
-            n: u32,
-            k: u32,
-            #(#ptr_args,)*
-            terminated: *mut u8,
-            active: *mut u32,
-        ) {
-            unsafe {
-                ::hawk::device::step_thread::<#kty>(
-                    ::hawk::device::global_index(), n, k,
-                    &[#(#ins_ptrs),*], &[#(#par_vals),*], &[#(#mut_ptrs),*], terminated, active,
+        #hawk::device_entry! {
+            #[doc = #step_doc]
+            #[doc(hidden)]
+            #vis #step_ty => #entry_id {
+                n: u32, k: u32, #(#plane_fields,)* terminated: *mut u8, active: *mut u32,
+            }
+            |a, i| {
+                #hawk::device::step_thread::<#kty>(
+                    i, a.n, a.k, &[#(a.#ins_f),*], &[#(a.#par_f),*], &[#(a.#mut_f),*],
+                    a.terminated, a.active,
                 )
             }
         }
 
-        /// GPU entry point over an index list: thread `i < n_active` advances sample
-        /// `idx[i]` by up to `k` steps and counts it into `active` if still running.
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "gpu-kernel" fn #entry_idx_id(
-            n_active: u32,
-            k: u32,
-            idx: *const u32,
-            #(#ptr_args2,)*
-            terminated: *mut u8,
-            active: *mut u32,
-        ) {
-            unsafe {
-                ::hawk::device::step_indexed_thread::<#kty>(
-                    ::hawk::device::global_index(), n_active, k, idx,
-                    &[#(#ins_ptrs2),*], &[#(#par_vals2),*], &[#(#mut_ptrs2),*], terminated, active,
+        impl #hawk::device::StepEntry<#real> for #step_ty {
+            #[inline]
+            fn new(l: &#hawk::device::StepLaunch<'_, #real>) -> Self {
+                Self {
+                    n: l.slots, k: l.k, #(#plane_inits,)*
+                    terminated: #hawk::device::address(l.terminated),
+                    active: #hawk::device::address(l.active),
+                }
+            }
+        }
+
+        #hawk::device_entry! {
+            #[doc = #step_idx_doc]
+            #[doc(hidden)]
+            #vis #step_idx_ty => #entry_idx_id {
+                n: u32, k: u32, ids: *const u32, #(#plane_fields,)* terminated: *mut u8,
+                active: *mut u32,
+            }
+            |a, i| {
+                #hawk::device::step_indexed_thread::<#kty>(
+                    i, a.n, a.k, a.ids, &[#(a.#ins_f),*], &[#(a.#par_f),*], &[#(a.#mut_f),*],
+                    a.terminated, a.active,
                 )
             }
         }
+
+        impl #hawk::device::StepEntry<#real> for #step_idx_ty {
+            #[inline]
+            fn new(l: &#hawk::device::StepLaunch<'_, #real>) -> Self {
+                Self {
+                    n: l.slots, k: l.k, ids: #hawk::device::address(l.ids), #(#plane_inits,)*
+                    terminated: #hawk::device::address(l.terminated),
+                    active: #hawk::device::address(l.active),
+                }
+            }
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+    use quote::quote;
+
+    fn kernel() -> proc_macro2::TokenStream {
+        quote! {
+            pub fn decay(rate: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar) {
+                *x = *x - rate * *x * dt;
+                *terminated = x.simd_lt(Scalar::splat(0.5));
+            }
+        }
+    }
+
+    /// Every path the expansion names starts with the `crate` setting.
+    #[test]
+    fn crate_setting_prefixes_every_path() {
+        for attr in [
+            quote!(crate = eagle::hawk, steps = 4),
+            quote!(crate = "eagle::hawk"),
+        ] {
+            let out = expand(attr, kernel()).unwrap().to_string();
+            let hawk_paths = out.matches("hawk ::").count();
+            assert!(hawk_paths > 10, "{out}");
+            assert_eq!(out.matches("eagle :: hawk ::").count(), hawk_paths, "{out}");
+        }
+        let out = expand(quote!(), kernel()).unwrap().to_string();
+        assert_eq!(
+            out.matches(":: hawk ::").count(),
+            out.matches("hawk ::").count(),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn crate_setting_must_be_a_path() {
+        for attr in [
+            quote!(crate = 5),
+            quote!(crate = "not a path"),
+            quote!(crate = a + b),
+        ] {
+            let e = expand(attr, kernel()).unwrap_err().to_string();
+            assert!(e.contains("`crate` takes the path to hawk"), "{e}");
+        }
+    }
 }

@@ -14,7 +14,7 @@ macro_rules! family {
         pub fn $f64($x: Scalar, terminated: &mut Terminated, y: &mut Scalar) {
             let $s = |v: f64| Scalar::splat(Real::from_f64(v));
             *y = $body;
-            *terminated = $x.eq($x) | !$x.eq($x);
+            *terminated = $x.simd_eq($x) | !$x.simd_eq($x);
         }
 
         /// The `f32` twin.
@@ -22,7 +22,7 @@ macro_rules! family {
         pub fn $f32($x: Scalar, terminated: &mut Terminated, y: &mut Scalar) {
             let $s = |v: f64| Scalar::splat(Real::from_f64(v));
             *y = $body;
-            *terminated = $x.eq($x) | !$x.eq($x);
+            *terminated = $x.simd_eq($x) | !$x.simd_eq($x);
         }
     };
 }

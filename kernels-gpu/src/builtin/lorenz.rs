@@ -43,7 +43,7 @@ macro_rules! lorenz_rk4 {
             *y = u[1];
             *z = u[2];
             *t += dt;
-            *terminated = t.ge(t_end - dt * Scalar::splat(0.5));
+            *terminated = t.simd_ge(t_end - dt * Scalar::splat(0.5));
         }
     };
 }

@@ -1,5 +1,5 @@
-//! Built-in kernels: the seed's oscillator, the card's workloads, and a kernel that calls
-//! every elementary function (for the PTX and device tests).
+//! Built-in kernels: the harmonic oscillator, the performance card's workloads, and kernels
+//! that call every elementary function (for the PTX and device tests).
 
 pub mod elementary;
 pub mod kepler;

@@ -1,4 +1,5 @@
-//! The seed's harmonic oscillator, stepped with explicit Euler until `t >= t_end`.
+//! A harmonic oscillator per sample (`x'' = -omega^2 x`), stepped with explicit Euler until
+//! `t >= t_end`: the kernel of eagle's examples and of its profile page.
 #![allow(missing_docs)]
 
 use crate::prelude::*;
@@ -18,5 +19,5 @@ pub fn oscillator(
     *x = x0 + dt * v0;
     *v = v0 - dt * omega * omega * x0;
     *t += dt;
-    *terminated = t.ge(t_end);
+    *terminated = t.simd_ge(t_end);
 }

@@ -47,7 +47,7 @@ pub(crate) fn exp_reduce<L: Lane>(x: L) -> (L::Int, L, L) {
 #[inline(always)]
 pub(crate) fn exp_dd<L: Lane>(xh: L, xl: L) -> L {
     let (ki, rh, rl) = exp_reduce(xh);
-    let inside = xh.ge(k(E::<L>::EXP_MIN)) & xh.le(k(E::<L>::EXP_MAX));
+    let inside = xh.simd_ge(k(E::<L>::EXP_MIN)) & xh.simd_le(k(E::<L>::EXP_MAX));
     let (s, lo) = exp_core(rh, rl + L::select(inside, xl, c(0.0)));
     scale(s + lo, ki)
 }
@@ -84,23 +84,23 @@ pub fn exp_m1<L: Lane>(x: L) -> L {
     let (a, b) = two_sum(sh, c(-1.0));
     let big = a + (b + sl);
     let big = L::select(sh.is_finite(), big, scale(s + lo, ki));
-    let v = L::select(x.abs().le(c(0.34657359027997264)), small, big);
-    L::select(is_nan(x) | x.eq(c(0.0)), x, v)
+    let v = L::select(x.abs().simd_le(c(0.34657359027997264)), small, big);
+    L::select(is_nan(x) | x.simd_eq(c(0.0)), x, v)
 }
 
 /// `ln x * (mh + ml) + extra` rounded once, from `ln x` in double words; the special
 /// values of a logarithm.
 #[inline(always)]
 fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
-    let ok = x.gt(c(0.0)) & x.is_finite();
+    let ok = x.simd_gt(c(0.0)) & x.is_finite();
     let (hh, ll) = ln_dd(L::select(ok, x, c(1.0)));
     let ll = ll + extra;
     let ph = hh * mh;
     let v = ph + (hh.mul_add(mh, -ph) + (hh * ml + ll * mh));
     let special = L::select(
-        x.eq(c(0.0)),
+        x.simd_eq(c(0.0)),
         c(f64::NEG_INFINITY),
-        L::select(x.lt(c(0.0)), nan(), x),
+        L::select(x.simd_lt(c(0.0)), nan(), x),
     );
     L::select(ok, v, special)
 }
@@ -110,7 +110,7 @@ fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
 /// and within 0.9 ulp).
 #[inline(always)]
 pub fn ln<L: Lane>(x: L) -> L {
-    let ok = x.gt(c(0.0)) & x.is_finite();
+    let ok = x.simd_gt(c(0.0)) & x.is_finite();
     let (e, m) = split_exponent(L::select(ok, x, c(1.0)));
     let f = m - c(1.0);
     let hfsq = c::<L>(0.5) * f * f;
@@ -120,9 +120,9 @@ pub fn ln<L: Lane>(x: L) -> L {
     let lo = e.mul_add(k(E::<L>::LN2_LO), s * (hfsq + r));
     let v = e.mul_add(k(E::<L>::LN2_HI), -((hfsq - lo) - f));
     let special = L::select(
-        x.eq(c(0.0)),
+        x.simd_eq(c(0.0)),
         c(f64::NEG_INFINITY),
-        L::select(x.lt(c(0.0)), nan(), x),
+        L::select(x.simd_lt(c(0.0)), nan(), x),
     );
     L::select(ok, v, special)
 }
@@ -146,7 +146,7 @@ pub fn ln_1p<L: Lane>(x: L) -> L {
     let d = (x - (u - c(1.0))) / u;
     let d = L::select(d.is_finite(), d, c(0.0));
     let v = log_times(u, c(1.0), c(0.0), d);
-    L::select(x.eq(c(0.0)), x, v)
+    L::select(x.simd_eq(c(0.0)), x, v)
 }
 
 /// `ln x` for positive finite `x` as a normalized double word, accurate to about

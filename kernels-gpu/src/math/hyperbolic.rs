@@ -18,7 +18,7 @@ fn exps<L: Lane>(ax: L) -> (L, L, L, L, L) {
     let (ki, rh, rl) = exp_reduce(ax);
     let (s, lo) = exp_core(rh, rl);
     let half = scale(s + lo, ki.sub(L::Int::splat(1)));
-    let kk = L::Int::select(ax.lt(k(E::<L>::HYP_BIG)), ki, L::Int::splat(0));
+    let kk = L::Int::select(ax.simd_lt(k(E::<L>::HYP_BIG)), ki, L::Int::splat(0));
     let (eh, el) = (scale(s, kk), scale(lo, kk));
     let ih = c::<L>(1.0) / eh;
     let il = ((-ih).mul_add(eh, c(1.0)) - ih * el) * ih;
@@ -34,9 +34,9 @@ pub fn sinh<L: Lane>(x: L) -> L {
     let (eh, el, ih, il, half) = exps(ax);
     let (d, de) = two_sum(eh, -ih);
     let mid = (d + (de + (el - il))) * c(0.5);
-    let big = L::select(ax.lt(k(E::<L>::HYP_BIG)), mid, half);
-    let v = L::select(ax.lt(c(1.0)), small, copysign(big, x));
-    L::select(is_nan(x) | x.eq(c(0.0)), x, v)
+    let big = L::select(ax.simd_lt(k(E::<L>::HYP_BIG)), mid, half);
+    let v = L::select(ax.simd_lt(c(1.0)), small, copysign(big, x));
+    L::select(is_nan(x) | x.simd_eq(c(0.0)), x, v)
 }
 
 /// Hyperbolic cosine.
@@ -46,7 +46,7 @@ pub fn cosh<L: Lane>(x: L) -> L {
     let (eh, el, ih, il, half) = exps(ax);
     let (d, de) = two_sum(eh, ih);
     let mid = (d + (de + (el + il))) * c(0.5);
-    let v = L::select(ax.lt(k(E::<L>::HYP_BIG)), mid, half);
+    let v = L::select(ax.simd_lt(k(E::<L>::HYP_BIG)), mid, half);
     L::select(is_nan(x), x, v)
 }
 
@@ -66,6 +66,6 @@ pub fn tanh<L: Lane>(x: L) -> L {
     let ql = ((-qh).mul_add(dh, c(2.0)) - qh * dl) / dh;
     let (a1, b1) = two_sum(c(1.0), -qh);
     let big = a1 + (b1 - ql);
-    let v = L::select(ax.lt(c(0.55)), small, copysign(big, x));
-    L::select(is_nan(x) | x.eq(c(0.0)), x, v)
+    let v = L::select(ax.simd_lt(c(0.55)), small, copysign(big, x));
+    L::select(is_nan(x) | x.simd_eq(c(0.0)), x, v)
 }

@@ -18,10 +18,10 @@ use crate::lane::Lane;
 #[inline(always)]
 fn atan_dd<L: Lane>(ax: L, axl: L) -> (L, L) {
     let (zero, one, two) = (c::<L>(0.0), c::<L>(1.0), c::<L>(2.0));
-    let id0 = ax.ge(c(7.0 / 16.0));
-    let id1 = ax.ge(c(11.0 / 16.0));
-    let id2 = ax.ge(c(19.0 / 16.0));
-    let id3 = ax.ge(c(39.0 / 16.0));
+    let id0 = ax.simd_ge(c(7.0 / 16.0));
+    let id1 = ax.simd_ge(c(11.0 / 16.0));
+    let id2 = ax.simd_ge(c(19.0 / 16.0));
+    let id3 = ax.simd_ge(c(39.0 / 16.0));
     let three_halves = c::<L>(1.5);
     // Numerators: exact (Sterbenz) in their intervals; their low parts come from axl.
     let num = L::select(id0, two * ax - one, ax);
@@ -74,8 +74,8 @@ pub fn atan2<L: Lane>(y: L, x: L) -> L {
     let zero = c::<L>(0.0);
     let q = ay / ax;
     let ql = (-q).mul_add(ax, ay) / ax;
-    let both_inf = ax.eq(inf()) & ay.eq(inf());
-    let both_zero = ax.eq(zero) & ay.eq(zero);
+    let both_inf = ax.simd_eq(inf()) & ay.simd_eq(inf());
+    let both_zero = ax.simd_eq(zero) & ay.simd_eq(zero);
     let q = L::select(both_inf, c(1.0), L::select(both_zero, zero, q));
     let ql = L::select(ql.is_finite() & !both_inf & !both_zero, ql, zero);
     let (h, l) = atan_dd(q, ql);
@@ -93,7 +93,7 @@ fn asin_big<L: Lane>(ax: L) -> (L, L) {
     let t = (c::<L>(1.0) - ax) * c(0.5);
     let w = t.sqrt();
     let cw = (-w).mul_add(w, t) / (w + w);
-    let cw = L::select(w.eq(c(0.0)), c(0.0), cw);
+    let cw = L::select(w.simd_eq(c(0.0)), c(0.0), cw);
     let lo = (w * t) * poly(t, E::<L>::ASIN_POLY) + cw * t.mul_add(c(0.5), c(1.0));
     (w, lo)
 }
@@ -107,7 +107,7 @@ pub fn asin<L: Lane>(x: L) -> L {
     let (w, lo) = asin_big(ax);
     let (s, e) = two_sum(k::<L>(E::<L>::PIO2_1), -(w + w));
     let big = s + ((e + k(E::<L>::PIO2_2)) - (lo + lo));
-    L::select(ax.lt(c(0.5)), small, copysign(big, x))
+    L::select(ax.simd_lt(c(0.5)), small, copysign(big, x))
 }
 
 /// Arc cosine.
@@ -121,6 +121,6 @@ pub fn acos<L: Lane>(x: L) -> L {
     let pos = (w + w) + (lo + lo);
     let (s2, e2) = two_sum(k::<L>(E::<L>::PI_HI), -(w + w));
     let neg = s2 + ((e2 + k(E::<L>::PI_LO)) - (lo + lo));
-    let big = L::select(x.gt(c(0.0)), pos, neg);
-    L::select(ax.lt(c(0.5)), small, big)
+    let big = L::select(x.simd_gt(c(0.0)), pos, neg);
+    L::select(ax.simd_lt(c(0.5)), small, big)
 }

@@ -12,7 +12,7 @@ use crate::lane::Lane;
 /// Per lane: `y` is an integer (infinities count as even integers).
 #[inline(always)]
 fn is_int<L: Lane>(y: L) -> L::Mask {
-    round_even(y).eq(y)
+    round_even(y).simd_eq(y)
 }
 
 /// Per lane: `y` is an odd integer.
@@ -35,22 +35,22 @@ fn pow_abs<L: Lane>(ax: L, y: L) -> L {
 pub fn powf<L: Lane>(x: L, y: L) -> L {
     let (zero, one) = (c::<L>(0.0), c::<L>(1.0));
     let ax = x.abs();
-    let finite_x = ax.gt(zero) & ax.is_finite();
+    let finite_x = ax.simd_gt(zero) & ax.is_finite();
     let core = pow_abs(L::select(finite_x, ax, one), y);
     let odd = is_odd(y);
     let neg = sign_bit(x);
     let mut r = L::select(neg & odd, -core, core);
-    r = L::select(x.lt(zero) & !is_int(y), nan(), r);
+    r = L::select(x.simd_lt(zero) & !is_int(y), nan(), r);
     // x = +-0 and x = +-inf: 0 or inf, signed for odd y and a negative x.
-    let zero_or_inf = L::select(ax.eq(zero) ^ y.lt(zero), zero, inf());
+    let zero_or_inf = L::select(ax.simd_eq(zero) ^ y.simd_lt(zero), zero, inf());
     let zero_or_inf = L::select(neg & odd, -zero_or_inf, zero_or_inf);
-    r = L::select(ax.eq(zero) | ax.eq(inf()), zero_or_inf, r);
+    r = L::select(ax.simd_eq(zero) | ax.simd_eq(inf()), zero_or_inf, r);
     // y = +-inf: 1 for |x| = 1, else 0 or inf.
-    let y_inf = L::select(ax.lt(one) ^ y.lt(zero), zero, inf());
-    let y_inf = L::select(ax.eq(one), one, y_inf);
-    r = L::select(y.abs().eq(inf()), y_inf, r);
+    let y_inf = L::select(ax.simd_lt(one) ^ y.simd_lt(zero), zero, inf());
+    let y_inf = L::select(ax.simd_eq(one), one, y_inf);
+    r = L::select(y.abs().simd_eq(inf()), y_inf, r);
     r = L::select(is_nan(x) | is_nan(y), x + y, r);
-    L::select(y.eq(zero) | x.eq(one), one, r)
+    L::select(y.simd_eq(zero) | x.simd_eq(one), one, r)
 }
 
 /// `x^n` for an integer `n` (the same as `powf(x, n)`, with the sign from `n`'s parity).

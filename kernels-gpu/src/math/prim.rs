@@ -59,13 +59,13 @@ pub(crate) fn two_prod<L: Lane>(a: L, b: L) -> (L, L) {
 /// Per lane: NaN.
 #[inline(always)]
 pub(crate) fn is_nan<L: Lane>(x: L) -> L::Mask {
-    !x.eq(x)
+    !x.simd_eq(x)
 }
 
 /// Per lane: the sign bit is set (also for -0 and negative NaNs).
 #[inline(always)]
 pub(crate) fn sign_bit<L: Lane>(x: L) -> L::Mask {
-    x.to_bits().lt(L::Int::splat(0))
+    x.to_bits().simd_lt(L::Int::splat(0))
 }
 
 /// Per lane: `|x|` with the sign of `s`.
@@ -96,7 +96,7 @@ pub(crate) fn round_even<L: Lane>(x: L) -> L {
     let ax = x.abs();
     let big: L = k(E::<L>::TWO_P);
     let r = (ax + big) - big;
-    L::select(ax.lt(big), copysign(r, x), x)
+    L::select(ax.simd_lt(big), copysign(r, x), x)
 }
 
 /// `2^n` for `n` in the normal exponent range.
@@ -120,7 +120,7 @@ pub(crate) fn scale<L: Lane>(y: L, n: L::Int) -> L {
 /// (subnormals included).
 #[inline(always)]
 pub(crate) fn split_exponent<L: Lane>(x: L) -> (L, L) {
-    let sub = x.lt(k(E::<L>::MIN_NORMAL));
+    let sub = x.simd_lt(k(E::<L>::MIN_NORMAL));
     let xs = L::select(sub, x * k(E::<L>::SUB_SCALE), x);
     let bits = xs.to_bits();
     let mant = L::Int::splat(E::<L>::MANT_MASK);
@@ -129,7 +129,7 @@ pub(crate) fn split_exponent<L: Lane>(x: L) -> (L, L) {
     let ebits = bits
         .lshr(E::<L>::MANT_BITS)
         .sub(L::Int::splat(E::<L>::EXP_BIAS));
-    let big = m.gt(c(core::f64::consts::SQRT_2));
+    let big = m.simd_gt(c(core::f64::consts::SQRT_2));
     let m = L::select(big, m * c(0.5), m);
     let e = int_to_float::<L>(ebits) + L::select(big, c(1.0), c(0.0));
     let e = e - L::select(sub, k(E::<L>::SUB_SHIFT), c(0.0));

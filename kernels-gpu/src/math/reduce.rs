@@ -50,7 +50,7 @@ pub(crate) fn reduce<L: Lane>(x: L) -> (L::Int, L, L) {
     let (rh, e) = two_sum(r1, -wh);
     let rl = ((e - wl) - kf * k(E::<L>::PIO2_3)) - kf * k(E::<L>::PIO2_4);
     let (rh, rl) = fast_two_sum(rh, rl);
-    let big = x.abs().ge(k(E::<L>::TRIG_BIG)) & x.is_finite();
+    let big = x.abs().simd_ge(k(E::<L>::TRIG_BIG)) & x.is_finite();
     if big.any() {
         let (qb, hb, lb) = reduce_big(L::select(big, x, c(0.0)));
         return (

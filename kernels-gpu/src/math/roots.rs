@@ -17,15 +17,15 @@ pub fn cbrt<L: Lane>(x: L) -> L {
     let ax = x.abs();
     let (e, m) = split_exponent(ax);
     // e is for m in [sqrt(1/2), sqrt(2)); move m to [1, 2).
-    let low = m.lt(c(1.0));
+    let low = m.simd_lt(c(1.0));
     let m = L::select(low, m + m, m);
     let e = L::select(low, e - c(1.0), e);
     let kq = super::rounding::floor(e / c(3.0));
     let j = e - c::<L>(3.0) * kq;
     let a = m * L::select(
-        j.eq(c(2.0)),
+        j.simd_eq(c(2.0)),
         c(4.0),
-        L::select(j.eq(c(1.0)), c(2.0), c(1.0)),
+        L::select(j.simd_eq(c(1.0)), c(2.0), c(1.0)),
     );
     let mut y = poly(a, E::<L>::CBRT_GUESS);
     let steps = if E::<L>::MANT_BITS > 30 { 3 } else { 2 };
@@ -37,7 +37,7 @@ pub fn cbrt<L: Lane>(x: L) -> L {
     y -= res / (c::<L>(3.0) * y2);
     let (_, ki) = round_int(kq);
     let v = copysign(y * pow2::<L>(ki), x);
-    L::select(x.is_finite() & !x.eq(c(0.0)), v, x)
+    L::select(x.is_finite() & !x.simd_eq(c(0.0)), v, x)
 }
 
 /// `sqrt(x^2 + y^2)` without undue overflow or underflow (inf if either is infinite).
@@ -46,8 +46,8 @@ pub fn hypot<L: Lane>(x: L, y: L) -> L {
     let (ax, ay) = (x.abs(), y.abs());
     let a0 = ax.max(ay);
     let b0 = ax.min(ay);
-    let big = a0.gt(k(E::<L>::HYPOT_BIG));
-    let small = a0.lt(k(E::<L>::HYPOT_SMALL));
+    let big = a0.simd_gt(k(E::<L>::HYPOT_BIG));
+    let small = a0.simd_lt(k(E::<L>::HYPOT_SMALL));
     let s = L::select(
         big,
         k(E::<L>::HYPOT_DOWN),
@@ -61,7 +61,7 @@ pub fn hypot<L: Lane>(x: L, y: L) -> L {
     let a_sq = a * a;
     let r = (-b).mul_add(b, h_sq - a_sq) + h.mul_add(h, -h_sq) - a.mul_add(a, -a_sq);
     let h = h - r / (h + h);
-    let v = L::select(a.eq(c(0.0)), c(0.0), h * unscale);
+    let v = L::select(a.simd_eq(c(0.0)), c(0.0), h * unscale);
     let v = L::select(is_nan(x) | is_nan(y), x + y, v);
-    L::select(ax.eq(inf()) | ay.eq(inf()), inf(), v)
+    L::select(ax.simd_eq(inf()) | ay.simd_eq(inf()), inf(), v)
 }

@@ -10,22 +10,22 @@ pub fn trunc<L: Lane>(x: L) -> L {
     let ax = x.abs();
     let big: L = k(E::<L>::TWO_P);
     let r = (ax + big) - big;
-    let r = L::select(r.gt(ax), r - c(1.0), r);
-    L::select(ax.lt(big), copysign(r, x), x)
+    let r = L::select(r.simd_gt(ax), r - c(1.0), r);
+    L::select(ax.simd_lt(big), copysign(r, x), x)
 }
 
 /// The largest integer not above `x`.
 #[inline(always)]
 pub fn floor<L: Lane>(x: L) -> L {
     let t = trunc(x);
-    L::select(t.gt(x), t - c(1.0), t)
+    L::select(t.simd_gt(x), t - c(1.0), t)
 }
 
 /// The smallest integer not below `x`.
 #[inline(always)]
 pub fn ceil<L: Lane>(x: L) -> L {
     let t = trunc(x);
-    L::select(t.lt(x), t + c(1.0), t)
+    L::select(t.simd_lt(x), t + c(1.0), t)
 }
 
 /// The nearest integer, halfway cases away from zero.
@@ -33,7 +33,7 @@ pub fn ceil<L: Lane>(x: L) -> L {
 pub fn round<L: Lane>(x: L) -> L {
     let t = trunc(x);
     let d = (x - t).abs();
-    L::select(d.ge(c(0.5)), t + copysign(c(1.0), x), t)
+    L::select(d.simd_ge(c(0.5)), t + copysign(c(1.0), x), t)
 }
 
 /// `x - trunc(x)`.

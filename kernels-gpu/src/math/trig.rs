@@ -39,7 +39,7 @@ fn both<L: Lane>(x: L) -> (L::Int, (L, L), (L, L)) {
 #[inline(always)]
 fn finish_odd<L: Lane>(x: L, v: L) -> L {
     let v = L::select(x.is_finite(), v, nan());
-    L::select(x.eq(c(0.0)), x, v)
+    L::select(x.simd_eq(c(0.0)), x, v)
 }
 
 /// `(sin x, cos x)` from one reduction.
@@ -49,11 +49,11 @@ pub fn sin_cos<L: Lane>(x: L) -> (L, L) {
     let (s, co) = (sh + sl, ch + cl);
     let one = L::Int::splat(1);
     let two = L::Int::splat(2);
-    let swap = q.and(one).eq(one);
+    let swap = q.and(one).simd_eq(one);
     let sv = L::select(swap, co, s);
-    let sv = L::select(q.and(two).eq(two), -sv, sv);
+    let sv = L::select(q.and(two).simd_eq(two), -sv, sv);
     let cv = L::select(swap, s, co);
-    let cv = L::select(q.add(one).and(two).eq(two), -cv, cv);
+    let cv = L::select(q.add(one).and(two).simd_eq(two), -cv, cv);
     (finish_odd(x, sv), L::select(x.is_finite(), cv, nan()))
 }
 
@@ -74,7 +74,7 @@ pub fn cos<L: Lane>(x: L) -> L {
 pub fn tan<L: Lane>(x: L) -> L {
     let (q, (sh, sl), (ch, cl)) = both(x);
     let one = L::Int::splat(1);
-    let odd = q.and(one).eq(one);
+    let odd = q.and(one).simd_eq(one);
     let (nh, nl) = (L::select(odd, ch, sh), L::select(odd, cl, sl));
     let (dh, dl) = (L::select(odd, sh, ch), L::select(odd, sl, cl));
     let qh = nh / dh;

@@ -151,10 +151,10 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
 ) -> StepOutcome<L::Mask> {
     let (t, y, h) = (state.t, state.y, state.h);
     let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
-    let active = t.lt(settings.t_end);
+    let active = t.simd_lt(settings.t_end);
 
     let remaining = settings.t_end - t;
-    let last = h.ge(remaining);
+    let last = h.simd_ge(remaining);
     let step = L::select(last, remaining, h);
     let t_new = L::select(last, settings.t_end, t + step);
 
@@ -170,7 +170,7 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     }
     let norm = (sum / lc::<L>(N as f64)).sqrt();
 
-    let ok = norm.le(one) & finite;
+    let ok = norm.simd_le(one) & finite;
     let accept = active & ok;
     let reject = active & !ok;
 
@@ -187,9 +187,9 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     state.accepted += L::select(accept, one, zero);
     state.rejected += L::select(reject, one, zero);
 
-    let terminated = state.t.ge(settings.t_end);
+    let terminated = state.t.simd_ge(settings.t_end);
     let floor = lc::<L>(ctl.h_floor_rel) * state.t.abs().max(one);
-    let collapsed = active & !terminated & !h_new.ge(floor);
+    let collapsed = active & !terminated & !h_new.simd_ge(floor);
     StepOutcome {
         terminated,
         accepted: accept,

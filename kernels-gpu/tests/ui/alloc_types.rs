@@ -6,7 +6,7 @@ pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar
     let name = String::new();
     let boxed = Box::new(*x);
     *x = *boxed - dt * omega;
-    *terminated = x.lt(Scalar::splat(0.5));
+    *terminated = x.simd_lt(Scalar::splat(0.5));
 }
 
 fn main() {}

@@ -3,7 +3,7 @@ use hawk::prelude::*;
 #[kernel]
 pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar) {
     *x -= dbg!(dt * omega * *x);
-    *terminated = x.lt(Scalar::splat(0.5));
+    *terminated = x.simd_lt(Scalar::splat(0.5));
 }
 
 fn main() {}

@@ -8,7 +8,7 @@ pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar
     eprintln!("dt = {:?}", dt);
     print!("omega = {:?}", omega);
     *x -= dt * omega * *x;
-    *terminated = x.lt(Scalar::splat(0.5));
+    *terminated = x.simd_lt(Scalar::splat(0.5));
 }
 
 fn main() {}

@@ -7,7 +7,7 @@ pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar
     let mut acc = Scalar::splat(0.0);
     acc += *x;
     for y in [*x, omega] {
-        if y.gt(Scalar::splat(1.0)).any() {
+        if y.simd_gt(Scalar::splat(1.0)).any() {
             *x -= dt;
         }
     }
@@ -15,14 +15,14 @@ pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar
         acc -= dt;
     }
     match 3 {
-        0 if acc.gt(Scalar::splat(0.0)).any() => *x = acc,
+        0 if acc.simd_gt(Scalar::splat(0.0)).any() => *x = acc,
         _ => {}
     }
     let Some(z) = Some(*x).filter(|z| z.lane(0) > 0.0) else {
         return;
     };
     *x = z;
-    *terminated = x.lt(Scalar::splat(0.5));
+    *terminated = x.simd_lt(Scalar::splat(0.5));
 }
 
 fn main() {}

@@ -4,7 +4,7 @@ use hawk::prelude::*;
 pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar) {
     let pi = Scalar::splat(std::f64::consts::PI);
     *x -= dt * omega * pi;
-    *terminated = x.lt(Scalar::splat(0.5));
+    *terminated = x.simd_lt(Scalar::splat(0.5));
 }
 
 fn main() {}

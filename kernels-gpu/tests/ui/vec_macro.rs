@@ -4,7 +4,7 @@ use hawk::prelude::*;
 pub fn bad(omega: Scalar, dt: Param, terminated: &mut Terminated, x: &mut Scalar) {
     let history = vec![*x; 3];
     *x = history[0] - dt * omega;
-    *terminated = x.lt(Scalar::splat(0.5));
+    *terminated = x.simd_lt(Scalar::splat(0.5));
 }
 
 fn main() {}

@@ -4,22 +4,46 @@
 
 use super::cache::DeviceIdentity;
 use super::startup::{self, Module, ModuleLoader, Startup};
-use super::{Arg, BLOCK, Backend, DevPtr, Entry, GraphId};
+use super::{BLOCK, Backend, DevPtr, GraphId};
 use crate::error::Error;
-use hawk::device as dev;
-use hawk::{Kernel, Role};
-use hawk_host::HostReal;
+use hawk::device::EntryArgs;
+use std::sync::Arc;
 
 /// One queued operation, as a graph records it.
 #[derive(Clone)]
 enum Op {
     Zero(DevPtr, usize),
     Launch {
-        run: fn(Entry, u32, &[Arg]),
-        entry: Entry,
+        grid: Arc<dyn Grid>,
+        symbol: &'static str,
         threads: u32,
-        args: Vec<Arg>,
     },
+}
+
+/// A launch's arguments, run over a grid: every thread `b * BLOCK + t` of
+/// `ceil(threads / BLOCK)` blocks calls the entry's body exactly as the GPU entry does
+/// (bounds checks included).
+trait Grid: Send + Sync {
+    fn run(&self, threads: u32);
+}
+
+/// Entry arguments held by the emulated device. Their pointers are addresses of this
+/// backend's memory (host memory), which travels with the backend.
+struct Held<A>(A);
+
+// SAFETY: the pointers address memory the emulated backend owns and moves with it; a
+// launch runs on the thread that drives the backend.
+unsafe impl<A> Send for Held<A> {}
+unsafe impl<A> Sync for Held<A> {}
+
+impl<A: EntryArgs> Grid for Held<A> {
+    fn run(&self, threads: u32) {
+        let grid = threads.div_ceil(BLOCK).max(1);
+        for i in 0..(grid * BLOCK) as usize {
+            // SAFETY: the orchestration passes live allocations sized for the launch.
+            unsafe { self.0.thread(i) }
+        }
+    }
 }
 
 struct Graph {
@@ -146,24 +170,23 @@ impl EmulatedBackend {
         match op {
             Op::Zero(p, bytes) => unsafe { std::ptr::write_bytes(*p as *mut u8, 0, *bytes) },
             Op::Launch {
-                run,
-                entry,
+                grid,
+                symbol,
                 threads,
-                args,
             } => {
                 let n = self.launches;
                 self.launches += 1;
                 if self.faults.lose_context_at_launch == Some(n) {
-                    let e = Error::ContextLost(format!("emulated: context lost at launch {n}"));
+                    let e = Error::context_lost(format!("emulated: context lost at launch {n}"));
                     self.broken = Some(e.clone());
                     return Err(e);
                 }
                 if self.faults.trap_launch == Some(n) {
-                    let e = Error::KernelTrap(format!("emulated: launch {n} ({entry:?}) trapped"));
+                    let e = Error::kernel_trap(format!("emulated: launch {n} ({symbol}) trapped"));
                     self.broken = Some(e.clone());
                     return Err(e);
                 }
-                run(*entry, *threads, args)
+                grid.run(*threads)
             }
         }
         Ok(())
@@ -190,7 +213,7 @@ impl Backend for EmulatedBackend {
             .memory_bytes
             .is_some_and(|m| self.allocated + bytes > m);
         if self.faults.fail_alloc == Some(n) || over {
-            return Err(Error::DeviceOutOfMemory(format!(
+            return Err(Error::out_of_memory(format!(
                 "emulated: allocation {n} of {bytes} B failed ({} B in use)",
                 self.allocated
             )));
@@ -215,15 +238,11 @@ impl Backend for EmulatedBackend {
     fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
         self.queue(Op::Zero(dst, bytes))
     }
-    fn launch<K: Kernel>(&mut self, entry: Entry, threads: u32, args: &[Arg]) -> Result<(), Error>
-    where
-        K::Real: HostReal,
-    {
+    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error> {
         self.queue(Op::Launch {
-            run: run_entry::<K>,
-            entry,
+            grid: Arc::new(Held(args)),
+            symbol: A::SYMBOL,
             threads,
-            args: args.to_vec(),
         })
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
@@ -240,14 +259,11 @@ impl Backend for EmulatedBackend {
         });
         Ok(self.graphs.len() - 1)
     }
-    fn while_graph<K: Kernel>(
+    fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
-    ) -> Result<Result<GraphId, String>, Error>
-    where
-        K::Real: HostReal,
-    {
+    ) -> Result<Result<GraphId, String>, Error> {
         self.begin_capture()?;
         let recorded = body(self);
         let g = self.end_capture()?;
@@ -270,148 +286,4 @@ impl Backend for EmulatedBackend {
         }
         Ok(())
     }
-}
-
-/// Runs one launch: every thread `b * BLOCK + t` of `ceil(threads / BLOCK)` blocks, each
-/// calling the entry's body exactly as the GPU entry does (bounds checks included).
-fn run_entry<K: Kernel>(entry: Entry, threads: u32, args: &[Arg])
-where
-    K::Real: HostReal,
-{
-    let grid = threads.div_ceil(BLOCK).max(1);
-    let a = |j: usize| args[j].as_u64();
-    let u = |j: usize| a(j) as u32;
-    for b in 0..grid {
-        for t in 0..BLOCK {
-            let i = (b * BLOCK + t) as usize;
-            unsafe {
-                match entry {
-                    Entry::Step | Entry::StepIndexed => {
-                        let indexed = entry == Entry::StepIndexed;
-                        let first = if indexed { 3 } else { 2 };
-                        let (ins, params, muts) = split_planes::<K>(&args[first..]);
-                        let np = K::PLANES.len();
-                        let term = a(first + np) as *mut u8;
-                        let active = a(first + np + 1) as *mut u32;
-                        if indexed {
-                            dev::step_indexed_thread::<K>(
-                                i,
-                                u(0),
-                                u(1),
-                                a(2) as *const u32,
-                                &ins,
-                                &params,
-                                &muts,
-                                term,
-                                active,
-                            );
-                        } else {
-                            dev::step_thread::<K>(
-                                i,
-                                u(0),
-                                u(1),
-                                &ins,
-                                &params,
-                                &muts,
-                                term,
-                                active,
-                            );
-                        }
-                    }
-                    Entry::CountChunks => dev::count_chunk(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u8,
-                        a(3) as *mut u32,
-                    ),
-                    Entry::ScanCounts if i == 0 => {
-                        dev::scan_counts(u(0), a(1) as *mut u32, a(2) as *mut u32)
-                    }
-                    Entry::ScanCounts => {}
-                    Entry::WriteChunks => dev::write_chunk(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u8,
-                        a(3) as *const u32,
-                        a(4) as *mut u32,
-                    ),
-                    Entry::Gather(8) => dev::gather(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u64,
-                        a(3) as *mut u64,
-                    ),
-                    Entry::Gather(4) => dev::gather(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u32,
-                        a(3) as *mut u32,
-                    ),
-                    Entry::Gather(_) => dev::gather(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u8,
-                        a(3) as *mut u8,
-                    ),
-                    Entry::Scatter(8) => dev::scatter(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u64,
-                        a(3) as *mut u64,
-                    ),
-                    Entry::Scatter(4) => dev::scatter(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u32,
-                        a(3) as *mut u32,
-                    ),
-                    Entry::Scatter(_) => dev::scatter(
-                        i,
-                        u(0),
-                        a(1) as *const u32,
-                        a(2) as *const u8,
-                        a(3) as *mut u8,
-                    ),
-                    Entry::WhileCondition if i == 0 => dev::while_condition(
-                        a(0) as *const u32,
-                        a(1) as *mut u32,
-                        u(2),
-                        a(3) as *mut u32,
-                        u(4),
-                        a(5) as *mut u32,
-                    ),
-                    Entry::WhileCondition => {}
-                }
-            }
-        }
-    }
-}
-
-/// Plane arguments (declaration order) back into the entry's pointer and value arrays.
-#[allow(clippy::type_complexity)]
-fn split_planes<K: Kernel>(args: &[Arg]) -> (Vec<*const K::Real>, Vec<K::Real>, Vec<*mut K::Real>)
-where
-    K::Real: HostReal,
-{
-    let (mut ins, mut params, mut muts) = (Vec::new(), Vec::new(), Vec::new());
-    for (spec, arg) in K::PLANES.iter().zip(args) {
-        match spec.role {
-            Role::In => ins.push(arg.as_u64() as *const K::Real),
-            Role::Mut => muts.push(arg.as_u64() as *mut K::Real),
-            Role::Param => params.push(unsafe {
-                match *arg {
-                    Arg::B8(v) => std::mem::transmute_copy::<u64, K::Real>(&v),
-                    Arg::B4(v) => std::mem::transmute_copy::<u32, K::Real>(&v),
-                }
-            }),
-        }
-    }
-    (ins, params, muts)
 }

@@ -18,8 +18,11 @@ pub use emulated::{EmulatedTeam, FaultPlan};
 pub use props::{DeviceProps, device_props};
 pub use startup::{Module, ModuleSource, Startup};
 
+use crate::device_run::{DeviceSession, Session};
 use crate::error::Error;
+use crate::planes::Bound;
 use hawk::Kernel;
+use hawk::device::{EntryArgs, EntryDesc, HELPERS};
 use hawk_host::HostReal;
 use std::fmt;
 use std::sync::Arc;
@@ -30,110 +33,50 @@ pub(crate) type DevPtr = u64;
 /// Threads per block of every launch.
 pub(crate) const BLOCK: u32 = 256;
 
-/// One kernel argument as the bytes the entry expects.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Arg {
-    /// A 4-byte value (`u32`, `f32`).
-    B4(u32),
-    /// An 8-byte value (`u64`, `f64`, a pointer).
-    B8(u64),
-}
+pub(crate) use hawk::device::address as dptr;
 
-impl Arg {
-    /// A pointer argument.
-    pub fn ptr(p: DevPtr) -> Self {
-        Arg::B8(p)
-    }
-    /// A `Param` value of the kernel's element type.
-    pub fn real<R: HostReal>(v: R) -> Self {
-        match R::BYTES {
-            8 => Arg::B8(unsafe { std::mem::transmute_copy::<R, u64>(&v) }),
-            _ => Arg::B4(unsafe { std::mem::transmute_copy::<R, u32>(&v) }),
-        }
-    }
-    pub fn as_u64(self) -> u64 {
-        match self {
-            Arg::B4(v) => u64::from(v),
-            Arg::B8(v) => v,
-        }
-    }
-}
-
-/// The entry points the orchestration launches (kernel entries and helper kernels).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Entry {
-    /// `hawk_<name>(n, k, planes.., terminated, active)`.
-    Step,
-    /// `hawk_<name>_indexed(n_active, k, idx, planes.., terminated, active)`.
-    StepIndexed,
-    /// `hawk_count_chunks(n_slots, ids, terminated, counts)`, one thread per chunk.
-    CountChunks,
-    /// `hawk_scan_counts(n_chunks, counts, total)`, one thread.
-    ScanCounts,
-    /// `hawk_write_chunks(n_slots, ids, terminated, offsets, ids_out)`, one thread per chunk.
-    WriteChunks,
-    /// `hawk_gather_b{1,4,8}(n, ids, home, dense)`.
-    Gather(u8),
-    /// `hawk_scatter_b{1,4,8}(n, ids, dense, home)`.
-    Scatter(u8),
-    /// `hawk_while_condition(active, launches, max_launches, history, history_len, cond)`.
-    WhileCondition,
-}
-
-impl Entry {
-    /// The entry's symbol in the PTX module.
-    pub fn symbol<K: Kernel>(self) -> String {
-        match self {
-            Entry::Step => K::ENTRY.to_owned(),
-            Entry::StepIndexed => format!("{}_indexed", K::ENTRY),
-            Entry::CountChunks => "hawk_count_chunks".into(),
-            Entry::ScanCounts => "hawk_scan_counts".into(),
-            Entry::WriteChunks => "hawk_write_chunks".into(),
-            Entry::Gather(b) => format!("hawk_gather_b{b}"),
-            Entry::Scatter(b) => format!("hawk_scatter_b{b}"),
-            Entry::WhileCondition => "hawk_while_condition".into(),
-        }
-    }
-}
-
-impl Entry {
-    /// Every entry a device team may launch for one kernel.
-    pub const ALL: [Entry; 12] = [
-        Entry::Step,
-        Entry::StepIndexed,
-        Entry::CountChunks,
-        Entry::ScanCounts,
-        Entry::WriteChunks,
-        Entry::Gather(1),
-        Entry::Gather(4),
-        Entry::Gather(8),
-        Entry::Scatter(1),
-        Entry::Scatter(4),
-        Entry::Scatter(8),
-        Entry::WhileCondition,
-    ];
+/// Every entry a device team may launch for `K`: its two step entries and the helper
+/// kernels (compaction, gather/scatter, the WHILE condition).
+pub(crate) fn entries<K: Kernel>() -> impl Iterator<Item = EntryDesc> {
+    [
+        <K::Step as EntryArgs>::DESC,
+        <K::StepIndexed as EntryArgs>::DESC,
+    ]
+    .into_iter()
+    .chain(HELPERS)
 }
 
 /// Refuses a module that lacks an entry the device team would launch for `K` (its step
-/// entries, the compaction and gather/scatter helpers, the WHILE condition), so a kernel
-/// missing from the module fails at deploy, the same way on every device team, instead of
-/// at its first launch on a GPU.
+/// entries, the compaction and gather/scatter helpers, the WHILE condition), or declares
+/// one with other parameters than this runtime passes (a module built by another version),
+/// so a kernel missing from the module fails at deploy, the same way on every device
+/// team, instead of at its first launch on a GPU.
 pub(crate) fn check_entries<K: Kernel>(module: &Module<'_>) -> Result<(), Error> {
     let have: std::collections::HashSet<&str> = module.entries().collect();
-    let missing: Vec<String> = Entry::ALL
-        .iter()
-        .map(|e| e.symbol::<K>())
-        .filter(|s| !have.contains(s.as_str()))
+    let missing: Vec<String> = entries::<K>()
+        .filter(|e| !have.contains(e.symbol))
+        .map(|e| e.symbol.to_owned())
         .collect();
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::MissingEntries {
+    if !missing.is_empty() {
+        return Err(Error::MissingEntries {
             kernel: K::NAME,
             module: module.name.to_owned(),
             missing,
-        })
+        });
     }
+    for e in entries::<K>() {
+        let expected: Vec<u8> = e.params.iter().map(|p| p.1).collect();
+        let found = module.entry_params(e.symbol).unwrap_or_default();
+        if found != expected {
+            return Err(Error::EntryParams {
+                module: module.name.to_owned(),
+                entry: e.symbol,
+                expected,
+                found,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A captured graph, by index into the backend's list.
@@ -153,10 +96,9 @@ pub(crate) trait Backend: Sized {
     fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error>;
     /// Queues zeroing `bytes` at `dst` (capturable).
     fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error>;
-    /// Queues a launch of `threads` threads (blocks of [`BLOCK`]) of `entry` (capturable).
-    fn launch<K: Kernel>(&mut self, entry: Entry, threads: u32, args: &[Arg]) -> Result<(), Error>
-    where
-        K::Real: HostReal;
+    /// Queues a launch of `threads` threads (blocks of [`BLOCK`]) of the entry `A`
+    /// describes, with these arguments (capturable).
+    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error>;
     /// Starts recording queued work into a graph.
     fn begin_capture(&mut self) -> Result<(), Error>;
     /// Stops recording; the graph is instantiated and ready to replay.
@@ -164,13 +106,11 @@ pub(crate) trait Backend: Sized {
     /// A graph whose body (recorded by `body`) repeats while the `u32` at `cond` is non-zero
     /// after an iteration (the body runs at least once). `Ok(Err(reason))` when this device
     /// cannot build conditional WHILE nodes.
-    fn while_graph<K: Kernel>(
+    fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
-    ) -> Result<Result<GraphId, String>, Error>
-    where
-        K::Real: HostReal;
+    ) -> Result<Result<GraphId, String>, Error>;
     /// Queues a replay of a graph.
     fn replay(&mut self, graph: GraphId) -> Result<(), Error>;
 }
@@ -186,6 +126,25 @@ pub enum DeviceTeam {
 }
 
 impl DeviceTeam {
+    /// Opens a runner's session on this device (allocates the buffers, uploads the
+    /// read-only planes). The one place that maps a device team to its backend.
+    pub(crate) fn open<K: Kernel>(
+        &self,
+        planes: &Bound<'_, K::Real>,
+    ) -> Result<Box<dyn DeviceSession<K>>, Error>
+    where
+        K::Real: HostReal,
+    {
+        Ok(match self {
+            DeviceTeam::Cuda(t) => {
+                Box::new(Session::new(cuda::CudaBackend::new(t.clone())?, planes)?)
+            }
+            DeviceTeam::Emulated(t) => Box::new(Session::new(
+                emulated::EmulatedBackend::with_faults(t.faults),
+                planes,
+            )?),
+        })
+    }
     /// `"cuda"` or `"emulated"`.
     pub fn kind(&self) -> &'static str {
         match self {

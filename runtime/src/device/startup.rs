@@ -52,6 +52,24 @@ impl<'a> Module<'a> {
             .filter_map(|rest| rest.split(['(', ' ']).next())
             .filter(|e| !e.is_empty())
     }
+
+    /// The parameter sizes in bytes of entry `symbol`, in order, as the PTX declares them
+    /// (`.param .u32` is 4, `.param .u64 .ptr` 8); `None` when the module lacks the entry.
+    pub fn entry_params(&self, symbol: &str) -> Option<Vec<u8>> {
+        let head = format!(".entry {symbol}(");
+        let at = self.ptx.find(&head)? + head.len();
+        let list = &self.ptx[at..];
+        let list = &list[..list.find(')').unwrap_or(list.len())];
+        Some(
+            list.split(',')
+                .filter_map(|p| p.split_whitespace().skip_while(|t| *t != ".param").nth(1))
+                .map(|ty| {
+                    let bits: String = ty.chars().filter(char::is_ascii_digit).collect();
+                    (bits.parse::<u32>().unwrap_or(0) / 8) as u8
+                })
+                .collect(),
+        )
+    }
 }
 
 /// How a team's module was obtained.
@@ -69,7 +87,7 @@ pub enum ModuleSource {
 }
 
 impl ModuleSource {
-    /// As `RunReport::startup` and the seed page print it.
+    /// As `RunReport::startup` and the profile page print it.
     pub fn name(self) -> &'static str {
         match self {
             ModuleSource::Host => "host",

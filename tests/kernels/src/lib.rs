@@ -24,6 +24,6 @@ pub fn wobble(
     *x = x0 * g + dt * *v;
     *v -= dt * x0 * g;
     *t += dt;
-    *failed = t.ge(fail_at);
-    *terminated = t.ge(Scalar::splat(1.0));
+    *failed = t.simd_ge(fail_at);
+    *terminated = t.simd_ge(Scalar::splat(1.0));
 }

@@ -34,7 +34,7 @@ fn run_on(deployed: &Deployed<VanDerPol>, n: usize, tol: f64) -> Result<(Sweep, 
     let (mut h, mut accepted, mut rejected) = (vec![1e-3; n], vec![0.0; n], vec![0.0; n]);
     let team = format!(
         "{} ({})",
-        deployed.team().name(),
+        deployed.team().kind(),
         deployed.startup().source.name()
     );
     let planes = VanDerPolPlanes {
@@ -53,7 +53,7 @@ fn run_on(deployed: &Deployed<VanDerPol>, n: usize, tol: f64) -> Result<(Sweep, 
     let report = runner.run()?;
     runner.to_host()?;
     drop(runner);
-    assert!(report.done, "every oscillator reaches t_end: {report}");
+    assert!(report.done(), "every oscillator reaches t_end: {report}");
     Ok((Sweep { x, v, t, accepted }, format!("{team}: {report}")))
 }
 

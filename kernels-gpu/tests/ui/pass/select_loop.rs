@@ -8,13 +8,13 @@ pub fn clamped(omega: Scalar, dt: Param, lim: Param, terminated: &mut Terminated
         *x -= dt * omega * *x;
     }
     // Branch-free: pick per sample.
-    let over = x.gt(lim);
+    let over = x.simd_gt(lim);
     *x = Scalar::select(over, lim, *x);
     // A plain message panic and a branch on a constant are fine.
     if Scalar::WIDTH == 0 {
         panic!("no lanes");
     }
-    *terminated = x.lt(Scalar::splat(0.5)) & !over;
+    *terminated = x.simd_lt(Scalar::splat(0.5)) & !over;
 }
 
 fn main() {

@@ -3,40 +3,22 @@
 //!
 //! Untested on a GPU in this repository's CI: `scripts/gpu-check.sh` runs it on one.
 
+mod error;
+mod graph;
+mod link;
+
 use super::cache::DeviceIdentity;
 use super::startup::{self, Module, ModuleLoader, Startup};
-use super::{Arg, BLOCK, Backend, DevPtr, Entry, GraphId};
+use super::{BLOCK, Backend, DevPtr, GraphId};
 use crate::error::Error;
-use cudarc::driver::{CudaContext, CudaGraph, CudaStream, DriverError, result, sys};
-use hawk::Kernel;
-use hawk_host::HostReal;
+use cudarc::driver::{CudaContext, CudaGraph, CudaStream, result, sys};
+use error::{describe, dev_err};
+use graph::RawGraph;
+use hawk::device::{EntryArgs, ParamWord};
+use link::{Linker, LoadedModule};
 use std::collections::HashMap;
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
-
-/// A driver error as a typed [`Error`]: out of memory, a kernel trap (the context is
-/// unusable afterwards) and a lost context get their own variants; the rest is `Device`.
-fn dev_err(what: &str, e: DriverError) -> Error {
-    use sys::cudaError_enum as R;
-    let msg = format!("{what}: {e:?}");
-    match e.0 {
-        R::CUDA_ERROR_OUT_OF_MEMORY => Error::DeviceOutOfMemory(msg),
-        R::CUDA_ERROR_ILLEGAL_ADDRESS
-        | R::CUDA_ERROR_LAUNCH_FAILED
-        | R::CUDA_ERROR_ASSERT
-        | R::CUDA_ERROR_HARDWARE_STACK_ERROR
-        | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
-        | R::CUDA_ERROR_MISALIGNED_ADDRESS
-        | R::CUDA_ERROR_INVALID_PC
-        | R::CUDA_ERROR_LAUNCH_TIMEOUT => Error::KernelTrap(msg),
-        R::CUDA_ERROR_CONTEXT_IS_DESTROYED
-        | R::CUDA_ERROR_INVALID_CONTEXT
-        | R::CUDA_ERROR_DEINITIALIZED
-        | R::CUDA_ERROR_DEVICE_UNAVAILABLE
-        | R::CUDA_ERROR_ECC_UNCORRECTABLE => Error::ContextLost(msg),
-        _ => Error::Device(msg),
-    }
-}
 
 /// Why no CUDA device can be used here, or `None` when one can.
 pub(crate) fn unavailable_reason() -> Option<String> {
@@ -44,12 +26,18 @@ pub(crate) fn unavailable_reason() -> Option<String> {
         return Some("no CUDA driver (libcuda) found on this machine".into());
     }
     if let Err(e) = result::init() {
-        return Some(format!("the CUDA driver failed to initialise: {e:?}"));
+        return Some(format!(
+            "the CUDA driver failed to initialise: {}",
+            describe(&e)
+        ));
     }
     match result::device::get_count() {
         Ok(0) => Some("the CUDA driver reports no GPU".into()),
         Ok(_) => None,
-        Err(e) => Some(format!("the CUDA driver could not count GPUs: {e:?}")),
+        Err(e) => Some(format!(
+            "the CUDA driver could not count GPUs: {}",
+            describe(&e)
+        )),
     }
 }
 
@@ -73,10 +61,11 @@ pub(crate) fn driver_version() -> Result<i32, Error> {
 
 /// A CUDA GPU with the kernels' module loaded: context, stream and functions.
 pub struct CudaTeam {
-    ctx: Arc<CudaContext>,
+    // Dropped in this order: the module (context still current), then the context.
+    module: LoadedModule,
     stream: Arc<CudaStream>,
-    module: sys::CUmodule,
-    functions: Mutex<HashMap<String, usize>>,
+    ctx: Arc<CudaContext>,
+    functions: Mutex<HashMap<&'static str, usize>>,
     name: String,
     startup: Startup,
 }
@@ -147,16 +136,22 @@ impl CudaTeam {
         &self.name
     }
 
-    fn function(&self, symbol: &str) -> Result<sys::CUfunction, Error> {
+    /// The entry `symbol` (looked up once per team; each backend keeps its own copy).
+    fn function(&self, symbol: &'static str) -> Result<sys::CUfunction, Error> {
         let mut f = self.functions.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&p) = f.get(symbol) {
             return Ok(p as sys::CUfunction);
         }
-        let c = CString::new(symbol).expect("symbols have no NUL");
-        let func = unsafe { result::module::get_function(self.module, c) }
-            .map_err(|e| dev_err(&format!("finding entry `{symbol}` in the PTX module"), e))?;
-        f.insert(symbol.to_owned(), func as usize);
+        let func = self.module.function(symbol)?;
+        f.insert(symbol, func as usize);
         Ok(func)
+    }
+}
+
+impl Drop for CudaTeam {
+    fn drop(&mut self) {
+        // The module is unloaded with the context current.
+        let _ = self.ctx.bind_to_thread();
     }
 }
 
@@ -166,81 +161,39 @@ struct CudaLoader {
 }
 
 impl ModuleLoader for CudaLoader {
-    type Handle = sys::CUmodule;
+    type Handle = LoadedModule;
     fn identity(&self) -> &DeviceIdentity {
         &self.id
     }
-    fn load_image(&mut self, image: &[u8]) -> Result<sys::CUmodule, String> {
-        load_image(image).map_err(|e| format!("{e:?}"))
+    fn load_image(&mut self, image: &[u8]) -> Result<LoadedModule, String> {
+        LoadedModule::load(image).map_err(|e| describe(&e))
     }
-    fn jit(&mut self, ptx: &str) -> Result<(Vec<u8>, sys::CUmodule), Error> {
-        let image = jit_ptx(ptx)?;
-        let module =
-            load_image(&image).map_err(|e| dev_err("loading the JIT-compiled module", e))?;
+    fn jit(&mut self, ptx: &str) -> Result<(Vec<u8>, LoadedModule), Error> {
+        let mut link = Linker::new()?;
+        link.add_ptx(c"hawk.ptx", ptx)?;
+        let image = link.finish()?;
+        let module = LoadedModule::load(&image)
+            .map_err(|e| dev_err("loading the JIT-compiled module", e))?;
         Ok((image, module))
     }
 }
 
-/// `cuModuleLoadData` on a copy of `image` that is 8-byte aligned and followed by zeros
-/// (the call takes no length; an image that is not ELF is read as NUL-terminated text).
-fn load_image(image: &[u8]) -> Result<sys::CUmodule, DriverError> {
-    let mut buf = vec![0u64; image.len().div_ceil(8) + 1];
-    unsafe {
-        std::ptr::copy_nonoverlapping(image.as_ptr(), buf.as_mut_ptr().cast::<u8>(), image.len());
-        result::module::load_data(buf.as_ptr().cast())
-    }
-}
-
-/// JIT-compiles `ptx` for the current context's GPU with the driver's linker
-/// (`cuLinkCreate`, `cuLinkAddData` as PTX, `cuLinkComplete`) and returns the cubin.
-fn jit_ptx(ptx: &str) -> Result<Vec<u8>, Error> {
-    let src = CString::new(ptx).map_err(|_| Error::Device("PTX contains a NUL".into()))?;
-    let mut log = vec![0u8; 16 << 10];
-    let mut opts = [
-        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
-        sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-    ];
-    let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), log.len() as *mut c_void];
-    unsafe {
-        let mut state: sys::CUlinkState = std::ptr::null_mut();
-        sys::cuLinkCreate_v2(2, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state)
-            .result()
-            .map_err(|e| dev_err("cuLinkCreate", e))?;
-        let added = sys::cuLinkAddData_v2(
-            state,
-            sys::CUjitInputType::CU_JIT_INPUT_PTX,
-            src.as_ptr() as *mut c_void,
-            src.as_bytes_with_nul().len(),
-            c"hawk.ptx".as_ptr(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        )
-        .result();
-        let mut cubin: *mut c_void = std::ptr::null_mut();
-        let mut size = 0usize;
-        let image = added
-            .and_then(|_| sys::cuLinkComplete(state, &mut cubin, &mut size).result())
-            .map(|_| std::slice::from_raw_parts(cubin as *const u8, size).to_vec());
-        // The cubin belongs to the link state: copied above, before it is destroyed.
-        sys::cuLinkDestroy(state);
-        image.map_err(|e| {
-            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-            let msg = String::from_utf8_lossy(&log[..end]);
-            dev_err(&format!("JIT-compiling the PTX ({})", msg.trim()), e)
-        })
-    }
-}
-
-/// The CUDA backend of one runner: its allocations and graphs.
+/// The CUDA backend of one runner: its allocations and graphs, each freed when dropped.
 pub(crate) struct CudaBackend {
     team: Arc<CudaTeam>,
     allocations: Vec<DevPtr>,
     graphs: Vec<CudaGraph>,
     /// WHILE graphs (ids from `WHILE_BASE` on), built at the driver level.
-    raw_graphs: Vec<(sys::CUgraph, sys::CUgraphExec)>,
+    while_graphs: Vec<RawGraph>,
     /// The linked condition-setter module and its entry, once loaded.
-    set_conditional: Option<(sys::CUmodule, sys::CUfunction)>,
+    set_conditional: Option<(LoadedModule, sys::CUfunction)>,
+    /// Entries already looked up (no lock on the launch path).
+    functions: HashMap<&'static str, sys::CUfunction>,
+    /// A launch's parameter values and the pointers to them (kept: no allocation per
+    /// launch once they have grown).
+    words: Vec<ParamWord>,
+    values: Vec<u64>,
+    pointers: Vec<*mut c_void>,
 }
 
 impl CudaBackend {
@@ -252,8 +205,12 @@ impl CudaBackend {
             team,
             allocations: Vec::new(),
             graphs: Vec::new(),
-            raw_graphs: Vec::new(),
+            while_graphs: Vec::new(),
             set_conditional: None,
+            functions: HashMap::new(),
+            words: Vec::new(),
+            values: Vec::new(),
+            pointers: Vec::new(),
         })
     }
     fn cu_stream(&self) -> sys::CUstream {
@@ -266,23 +223,24 @@ impl CudaBackend {
             .bind_to_thread()
             .map_err(|e| dev_err("binding the context", e))
     }
-    fn launch_raw(&self, f: sys::CUfunction, threads: u32, args: &[Arg]) -> Result<(), Error> {
-        let mut vals: Vec<u64> = args.iter().map(|a| a.as_u64()).collect();
-        let mut b4: Vec<u32> = args
-            .iter()
-            .map(|a| match a {
-                Arg::B4(v) => *v,
-                Arg::B8(_) => 0,
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = args
-            .iter()
-            .enumerate()
-            .map(|(j, a)| match a {
-                Arg::B4(_) => (&mut b4[j] as *mut u32).cast(),
-                Arg::B8(_) => (&mut vals[j] as *mut u64).cast(),
-            })
-            .collect();
+    fn function(&mut self, symbol: &'static str) -> Result<sys::CUfunction, Error> {
+        if let Some(&f) = self.functions.get(symbol) {
+            return Ok(f);
+        }
+        let f = self.team.function(symbol)?;
+        self.functions.insert(symbol, f);
+        Ok(f)
+    }
+    /// Launches `f` over `threads` threads with the parameters in `self.words`. Each
+    /// value sits in its own 8-byte slot; a 4-byte parameter is read from the slot's low
+    /// half (the host is little-endian, as every CUDA host is).
+    fn launch_words(&mut self, f: sys::CUfunction, threads: u32) -> Result<(), Error> {
+        self.values.clear();
+        self.values.extend(self.words.iter().map(|w| w.as_u64()));
+        self.pointers.clear();
+        let base = self.values.as_mut_ptr();
+        self.pointers
+            .extend((0..self.values.len()).map(|j| unsafe { base.add(j) }.cast::<c_void>()));
         let grid = threads.div_ceil(BLOCK).max(1);
         unsafe {
             result::launch_kernel(
@@ -291,7 +249,7 @@ impl CudaBackend {
                 (BLOCK, 1, 1),
                 0,
                 self.cu_stream(),
-                &mut params,
+                &mut self.pointers,
             )
         }
         .map_err(|e| dev_err("launching a kernel", e))
@@ -299,64 +257,32 @@ impl CudaBackend {
 
     /// Loads the tiny module whose entry sets a WHILE node's condition from the device. It
     /// calls `cudaGraphSetConditional`, which lives in `libcudadevrt.a`, so it is linked at
-    /// run time; `Err(reason)` when that library cannot be found.
+    /// run time; `Err(reason)` when that library cannot be found or linked.
     fn set_conditional_fn(&mut self) -> Result<Result<sys::CUfunction, String>, Error> {
-        if let Some((_, f)) = self.set_conditional {
-            return Ok(Ok(f));
+        if let Some((_, f)) = &self.set_conditional {
+            return Ok(Ok(*f));
         }
         let Some(lib) = find_cudadevrt() else {
             return Ok(Err(
                 "libcudadevrt.a not found (set EAGLE_CUDADEVRT to its path)".into(),
             ));
         };
-        unsafe {
-            let mut state: sys::CUlinkState = std::ptr::null_mut();
-            sys::cuLinkCreate_v2(0, std::ptr::null_mut(), std::ptr::null_mut(), &mut state)
-                .result()
-                .map_err(|e| dev_err("cuLinkCreate", e))?;
-            let src = CString::new(SET_CONDITIONAL_PTX).expect("no NUL");
-            let name = CString::new("eagle_set_conditional.ptx").expect("no NUL");
-            let lib_c = CString::new(lib.to_string_lossy().as_bytes()).expect("no NUL");
-            let linked = sys::cuLinkAddData_v2(
-                state,
-                sys::CUjitInputType::CU_JIT_INPUT_PTX,
-                src.as_ptr() as *mut c_void,
-                SET_CONDITIONAL_PTX.len() + 1,
-                name.as_ptr(),
-                0,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-            .result()
-            .and_then(|_| {
-                sys::cuLinkAddFile_v2(
-                    state,
-                    sys::CUjitInputType::CU_JIT_INPUT_LIBRARY,
-                    lib_c.as_ptr(),
-                    0,
-                    std::ptr::null_mut(),
-                    std::ptr::null_mut(),
-                )
-                .result()
-            });
-            let mut cubin: *mut c_void = std::ptr::null_mut();
-            let mut size = 0usize;
-            let linked =
-                linked.and_then(|_| sys::cuLinkComplete(state, &mut cubin, &mut size).result());
-            let module = linked.and_then(|_| result::module::load_data(cubin));
-            sys::cuLinkDestroy(state);
-            let module = match module {
-                Ok(m) => m,
-                Err(e) => return Ok(Err(format!("linking with {}: {e:?}", lib.display()))),
-            };
-            let f = result::module::get_function(
-                module,
-                CString::new("eagle_set_conditional").expect("no NUL"),
-            )
-            .map_err(|e| dev_err("eagle_set_conditional", e))?;
-            self.set_conditional = Some((module, f));
-            Ok(Ok(f))
-        }
+        let linked = Linker::new().and_then(|mut l| {
+            l.add_ptx(c"eagle_set_conditional.ptx", SET_CONDITIONAL_PTX)?;
+            l.add_library(&lib)?;
+            l.finish()
+        });
+        let module = match linked {
+            Ok(image) => LoadedModule::load(&image).map_err(|e| describe(&e)),
+            Err(e) => Err(e.to_string()),
+        };
+        let module = match module {
+            Ok(m) => m,
+            Err(e) => return Ok(Err(format!("linking with {}: {e}", lib.display()))),
+        };
+        let f = module.function("eagle_set_conditional")?;
+        self.set_conditional = Some((module, f));
+        Ok(Ok(f))
     }
 }
 
@@ -365,22 +291,14 @@ unsafe impl Send for CudaBackend {}
 
 impl Drop for CudaBackend {
     fn drop(&mut self) {
+        let _ = self.bind();
         let _ = self.team.stream.synchronize();
         self.graphs.clear();
-        for &(g, e) in &self.raw_graphs {
-            unsafe {
-                let _ = result::graph::exec_destroy(e);
-                let _ = result::graph::destroy(g);
-            }
-        }
+        self.while_graphs.clear();
+        self.set_conditional = None;
         for &p in &self.allocations {
             unsafe {
                 let _ = result::free_sync(p);
-            }
-        }
-        if let Some((m, _)) = self.set_conditional {
-            unsafe {
-                let _ = result::module::unload(m);
             }
         }
     }
@@ -417,12 +335,12 @@ impl Backend for CudaBackend {
         unsafe { result::memset_d8_async(dst, 0, bytes, self.cu_stream()) }
             .map_err(|e| dev_err("memset", e))
     }
-    fn launch<K: Kernel>(&mut self, entry: Entry, threads: u32, args: &[Arg]) -> Result<(), Error>
-    where
-        K::Real: HostReal,
-    {
-        let f = self.team.function(&entry.symbol::<K>())?;
-        self.launch_raw(f, threads, args)
+    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error> {
+        let f = self.function(A::SYMBOL)?;
+        self.words.clear();
+        let words = &mut self.words;
+        args.words(&mut |w| words.push(w));
+        self.launch_words(f, threads)
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
         self.team
@@ -436,19 +354,16 @@ impl Backend for CudaBackend {
             .stream
             .end_capture(sys::CUgraphInstantiate_flags(0))
             .map_err(|e| dev_err("end capture / instantiate", e))?
-            .ok_or_else(|| Error::Device("the captured graph is empty".into()))?;
+            .ok_or_else(|| Error::device("the captured graph is empty"))?;
         g.upload().map_err(|e| dev_err("graph upload", e))?;
         self.graphs.push(g);
         Ok(self.graphs.len() - 1)
     }
-    fn while_graph<K: Kernel>(
+    fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
-    ) -> Result<Result<GraphId, String>, Error>
-    where
-        K::Real: HostReal,
-    {
+    ) -> Result<Result<GraphId, String>, Error> {
         let v = driver_version()?;
         if v < 12030 {
             return Ok(Err(format!(
@@ -461,15 +376,13 @@ impl Backend for CudaBackend {
             Ok(f) => f,
             Err(reason) => return Ok(Err(reason)),
         };
+        // Owned from here: every `?` below frees it.
+        let mut graph = RawGraph::new()?;
         unsafe {
-            let mut graph: sys::CUgraph = std::ptr::null_mut();
-            sys::cuGraphCreate(&mut graph, 0)
-                .result()
-                .map_err(|e| dev_err("cuGraphCreate", e))?;
             let mut handle: sys::CUgraphConditionalHandle = 0;
             sys::cuGraphConditionalHandleCreate(
                 &mut handle,
-                graph,
+                graph.handle(),
                 self.team.ctx.cu_ctx(),
                 1,
                 sys::CU_GRAPH_COND_ASSIGN_DEFAULT,
@@ -486,9 +399,10 @@ impl Backend for CudaBackend {
                 ctx: self.team.ctx.cu_ctx(),
             };
             let mut node: sys::CUgraphNode = std::ptr::null_mut();
-            sys::cuGraphAddNode(&mut node, graph, std::ptr::null(), 0, &mut params)
+            sys::cuGraphAddNode(&mut node, graph.handle(), std::ptr::null(), 0, &mut params)
                 .result()
                 .map_err(|e| dev_err("adding the WHILE node", e))?;
+            // The body graph belongs to the conditional node (freed with `graph`).
             let body_graph = *params.__bindgen_anon_1.conditional.phGraph_out;
             sys::cuStreamBeginCaptureToGraph(
                 self.cu_stream(),
@@ -500,23 +414,24 @@ impl Backend for CudaBackend {
             )
             .result()
             .map_err(|e| dev_err("capturing the WHILE body", e))?;
-            let recorded = body(self)
-                .and_then(|_| self.launch_raw(set, 1, &[Arg::B8(handle), Arg::ptr(cond)]));
+            let recorded = body(self).and_then(|_| {
+                self.words.clear();
+                self.words.push(ParamWord::B8(handle));
+                self.words.push(ParamWord::B8(cond));
+                self.launch_words(set, 1)
+            });
             let ended = result::stream::end_capture(self.cu_stream());
             recorded?;
             ended.map_err(|e| dev_err("ending the WHILE body capture", e))?;
-            let exec = result::graph::instantiate(graph, sys::CUgraphInstantiate_flags(0))
-                .map_err(|e| dev_err("instantiating the WHILE graph", e))?;
-            self.raw_graphs.push((graph, exec));
-            Ok(Ok(WHILE_BASE + self.raw_graphs.len() - 1))
         }
+        graph.instantiate()?;
+        self.while_graphs.push(graph);
+        Ok(Ok(WHILE_BASE + self.while_graphs.len() - 1))
     }
     fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
         self.bind()?;
         if graph >= WHILE_BASE {
-            let (_, exec) = self.raw_graphs[graph - WHILE_BASE];
-            unsafe { result::graph::launch(exec, self.cu_stream()) }
-                .map_err(|e| dev_err("WHILE graph launch", e))
+            self.while_graphs[graph - WHILE_BASE].launch(self.cu_stream())
         } else {
             self.graphs[graph]
                 .launch()

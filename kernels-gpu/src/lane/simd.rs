@@ -1,0 +1,130 @@
+//! The `core::simd` lanes: `Simd<f64, N>` and `Simd<f32, N>` (the host's vector lanes) and
+//! their masks.
+
+use super::{Lane, Mask};
+use core::simd::Simd;
+use core::simd::cmp::{SimdPartialEq, SimdPartialOrd};
+use core::simd::num::{SimdFloat, SimdInt, SimdUint};
+
+macro_rules! simd_mask {
+    ($i:ty) => {
+        impl<const N: usize> Mask for core::simd::Mask<$i, N> {
+            #[inline(always)]
+            fn splat(b: bool) -> Self {
+                core::simd::Mask::splat(b)
+            }
+            #[inline(always)]
+            fn any(self) -> bool {
+                core::simd::Mask::any(self)
+            }
+            #[inline(always)]
+            fn all(self) -> bool {
+                core::simd::Mask::all(self)
+            }
+            #[inline(always)]
+            fn test(self, i: usize) -> bool {
+                core::simd::Mask::test(&self, i)
+            }
+            #[inline(always)]
+            fn from_fn(f: impl FnMut(usize) -> bool) -> Self {
+                core::simd::Mask::from_array(core::array::from_fn(f))
+            }
+            const LANES: usize = N;
+            #[inline(always)]
+            fn to_bits(self) -> u64 {
+                self.to_bitmask()
+            }
+        }
+    };
+}
+simd_mask!(i64);
+simd_mask!(i32);
+
+macro_rules! simd_lane {
+    ($t:ident, $i:ty) => {
+        impl<const N: usize> Lane for Simd<$t, N> {
+            type Elem = $t;
+            type Mask = core::simd::Mask<$i, N>;
+            type Int = Simd<$i, N>;
+            const WIDTH: usize = N;
+            #[inline(always)]
+            fn splat(v: $t) -> Self {
+                Simd::splat(v)
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self {
+                unsafe { Simd::from_array(core::ptr::read_unaligned(p as *const [$t; N])) }
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut $t) {
+                unsafe { core::ptr::write_unaligned(p as *mut [$t; N], self.to_array()) }
+            }
+            #[inline(always)]
+            fn lane(self, i: usize) -> $t {
+                self[i]
+            }
+            #[inline(always)]
+            fn select(m: Self::Mask, a: Self, b: Self) -> Self {
+                core::simd::Select::select(m, a, b)
+            }
+            #[inline(always)]
+            fn simd_ge(self, o: Self) -> Self::Mask {
+                SimdPartialOrd::simd_ge(self, o)
+            }
+            #[inline(always)]
+            fn simd_gt(self, o: Self) -> Self::Mask {
+                SimdPartialOrd::simd_gt(self, o)
+            }
+            #[inline(always)]
+            fn simd_le(self, o: Self) -> Self::Mask {
+                SimdPartialOrd::simd_le(self, o)
+            }
+            #[inline(always)]
+            fn simd_lt(self, o: Self) -> Self::Mask {
+                SimdPartialOrd::simd_lt(self, o)
+            }
+            #[inline(always)]
+            fn simd_eq(self, o: Self) -> Self::Mask {
+                SimdPartialEq::simd_eq(self, o)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> Self::Mask {
+                SimdFloat::is_finite(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                let (s, a, b) = (self.to_array(), a.to_array(), b.to_array());
+                Simd::from_array(core::array::from_fn(|i| {
+                    core::$t::math::mul_add(s[i], a[i], b[i])
+                }))
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                let s = self.to_array();
+                Simd::from_array(core::array::from_fn(|i| core::$t::math::sqrt(s[i])))
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                SimdFloat::abs(self)
+            }
+            #[inline(always)]
+            fn min(self, o: Self) -> Self {
+                self.simd_min(o)
+            }
+            #[inline(always)]
+            fn max(self, o: Self) -> Self {
+                self.simd_max(o)
+            }
+            #[inline(always)]
+            fn to_bits(self) -> Simd<$i, N> {
+                SimdFloat::to_bits(self).cast::<$i>()
+            }
+            #[inline(always)]
+            fn from_bits(i: Simd<$i, N>) -> Self {
+                SimdFloat::from_bits(i.cast())
+            }
+        }
+    };
+}
+simd_lane!(f64, i64);
+simd_lane!(f32, i32);

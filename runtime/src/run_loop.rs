@@ -1,0 +1,129 @@
+//! The one launch loop, over [`TeamRun`]: reorder, launches of k steps, compaction
+//! decisions, the per-launch bookkeeping, progress, and the stops (done, `max_steps`,
+//! cancel, time limit). The host team and every device backend implement `TeamRun`; a new
+//! team implements it and inherits all of this.
+
+use crate::control::Control;
+use crate::error::Error;
+use crate::options::{Compaction, Plan, reorder_cmp};
+use crate::planes::Bound;
+use crate::report::{RunReport, Stop};
+use crate::trace;
+use hawk::Kernel;
+use hawk_host::HostReal;
+use std::time::Instant;
+
+/// One run of kernel `K` on a team, as the launch loop drives it. The team holds the
+/// run's working state (a work set on the host, device buffers on a device).
+pub(crate) trait TeamRun<K: Kernel>: Sized {
+    /// Puts the samples in `order` (a permutation of the caller's indices: slot `s` runs
+    /// sample `order[s]`) before the first launch.
+    fn reorder(&mut self, order: &[usize], report: &mut RunReport) -> Result<(), Error>;
+    /// Slots the next launch covers (samples not yet compacted away).
+    fn slots(&self) -> usize;
+    /// Runs as many full launches of `k` steps as it can in one go on the team (a device
+    /// WHILE graph), counting them in `report` (`launches`, `steps`, `launches_by_k`,
+    /// `active_by_launch`, `slots_by_launch`), and returns the active count; `None` when
+    /// the team has no such loop (the launch loop then launches one by one).
+    fn whole_loop(
+        &mut self,
+        plan: &Plan,
+        left: u64,
+        report: &mut RunReport,
+    ) -> Result<Option<usize>, Error> {
+        let _ = (plan, left, report);
+        Ok(None)
+    }
+    /// One launch of up to `k` steps for every slot; returns the samples still active.
+    fn launch(&mut self, k: u32, report: &mut RunReport) -> Result<usize, Error>;
+    /// Whether to compact now, after a launch of `launch_s` seconds left `active` of
+    /// [`TeamRun::slots`] active.
+    fn compaction_due(&self, policy: Compaction, active: usize, launch_s: f64) -> bool;
+    /// Compacts the finished samples away (`active` of them stay); `planes` are the
+    /// caller's (where samples not in the working set are).
+    fn compact(
+        &mut self,
+        planes: &Bound<'_, K::Real>,
+        active: usize,
+        report: &mut RunReport,
+    ) -> Result<(), Error>;
+    /// Ends the run: every sample back in the caller's order, the status bytes in
+    /// `status` (the host team also writes the caller's planes).
+    fn finish(
+        self,
+        planes: &mut Bound<'_, K::Real>,
+        status: &mut [u8],
+        report: &mut RunReport,
+    ) -> Result<(), Error>;
+}
+
+/// Runs the launch loop on `team` from the status bytes in `status` (all `ACTIVE` for a
+/// fresh run) with `steps_before` steps of this run already taken; `report` holds the
+/// team's fields. Returns the report with the loop's counts and the stop.
+pub(crate) fn run_loop<K: Kernel, T: TeamRun<K>>(
+    mut team: T,
+    plan: &Plan,
+    planes: &mut Bound<'_, K::Real>,
+    status: &mut [u8],
+    steps_before: u64,
+    ctl: &Control,
+    mut report: RunReport,
+) -> Result<RunReport, Error>
+where
+    K::Real: HostReal,
+{
+    let n = planes.n;
+    if let Some(j) = plan.reorder_key {
+        let _r = trace::range("reorder");
+        let key = planes.per_sample::<K>(j);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| reorder_cmp(key[a], key[b]));
+        team.reorder(&order, &mut report)?;
+        report.reorders += 1;
+    }
+    let mut active = status.iter().filter(|&&b| b == hawk::ACTIVE).count();
+    let mut steps = steps_before;
+    let mut stop = None;
+    if active > 0 && steps < plan.max_steps {
+        match ctl.should_stop(0) {
+            Some(why) => stop = Some(why),
+            None => {
+                let before = report.steps;
+                if let Some(a) = team.whole_loop(plan, plan.max_steps - steps, &mut report)? {
+                    active = a;
+                    steps += report.steps - before;
+                    ctl.progress(steps, active, report.launches);
+                }
+            }
+        }
+    }
+    while stop.is_none() && active > 0 && steps < plan.max_steps {
+        if let Some(why) = ctl.should_stop(report.launches) {
+            stop = Some(why);
+            break;
+        }
+        let k = plan.next_k(plan.max_steps - steps, active < n);
+        report.slots_by_launch.push(team.slots());
+        let t0 = Instant::now();
+        active = team.launch(k, &mut report)?;
+        let launch_s = t0.elapsed().as_secs_f64();
+        report.launches += 1;
+        report.steps += u64::from(k);
+        steps += u64::from(k);
+        *report.launches_by_k.entry(k).or_default() += 1;
+        report.active_by_launch.push(active);
+        ctl.progress(steps, active, report.launches);
+        if active > 0 && team.compaction_due(plan.compaction, active, launch_s) {
+            team.compact(planes, active, &mut report)?;
+            report.compactions += 1;
+        }
+    }
+    team.finish(planes, status, &mut report)?;
+    report.active = active;
+    report.stop = stop.unwrap_or(if active == 0 {
+        Stop::Done
+    } else {
+        Stop::MaxSteps
+    });
+    Ok(report)
+}

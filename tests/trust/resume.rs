@@ -1,0 +1,124 @@
+//! Stopping a run (cancel, time limit, from another thread) and resuming it gives the
+//! bits of an uninterrupted run.
+
+use crate::common;
+use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::{Error, HostConfig, Options, Runner, Status, Stop, TeamChoice};
+use std::time::Duration;
+
+/// The oscillator with many steps, for stopping mid-run.
+struct Long {
+    omega: Vec<f64>,
+    x: Vec<f64>,
+    v: Vec<f64>,
+    t: Vec<f64>,
+}
+
+const LONG_DT: f64 = 2e-5;
+
+impl Long {
+    fn new(n: usize) -> Self {
+        let e = common::Ens::varied(n, 3);
+        Long {
+            omega: e.omega,
+            x: e.x,
+            v: e.v,
+            t: e.t,
+        }
+    }
+    fn planes(&mut self) -> OscillatorPlanes<'_> {
+        OscillatorPlanes {
+            omega: &self.omega,
+            t_end: 1.0,
+            dt: LONG_DT,
+            x: &mut self.x,
+            v: &mut self.v,
+            t: &mut self.t,
+        }
+    }
+    fn bits(&self) -> Vec<u64> {
+        self.x
+            .iter()
+            .chain(&self.v)
+            .chain(&self.t)
+            .map(|f| f.to_bits())
+            .collect()
+    }
+}
+
+/// Runs to the end, stopping it from another thread after `after` (by cancel, or by the
+/// time limit), then resuming until done. Returns the stops seen.
+fn stop_and_resume(
+    runner: &mut Runner<'_, Oscillator>,
+    after: Duration,
+    by_cancel: bool,
+) -> Vec<Stop> {
+    let handle = runner.cancel_handle();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(after);
+        if by_cancel {
+            handle.cancel();
+        }
+    });
+    let first = runner.run().unwrap();
+    canceller.join().unwrap();
+    let mut stops = vec![first.stop];
+    // A cancel that came after the run ended is still pending: it stops the next call.
+    while *stops.last().unwrap() != Stop::Done {
+        stops.push(runner.resume().unwrap().stop);
+    }
+    stops
+}
+
+#[test]
+fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
+    let n = 3000;
+    let teams = [
+        TeamChoice::Host(HostConfig::default()),
+        TeamChoice::EmulatedDevice,
+    ];
+    for choice in teams {
+        let emulated = choice == TeamChoice::EmulatedDevice;
+        let n = if emulated { n / 2 } else { n };
+        let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+        let mut want = Long::new(n);
+        let mut r = eagle::until_done(&deployed, 100_000, want.planes()).unwrap();
+        assert_eq!(r.run().unwrap().stop, Stop::Done);
+        r.to_host().unwrap();
+        drop(r);
+        for by_cancel in [true, false] {
+            let mut got = Long::new(n);
+            let options = if by_cancel {
+                Options::new(100_000)
+            } else {
+                Options::new(100_000).time_limit(Duration::from_millis(15))
+            };
+            let mut r = eagle::until_done_with(&deployed, options, got.planes()).unwrap();
+            let stops = stop_and_resume(&mut r, Duration::from_millis(20), by_cancel);
+            assert!(r.status().iter().all(|&s| s == Status::Finished));
+            r.to_host().unwrap();
+            drop(r);
+            let why = if by_cancel {
+                Stop::Cancelled
+            } else {
+                Stop::TimeLimit
+            };
+            assert!(stops.contains(&why), "{choice:?}: {stops:?}");
+            assert_eq!(got.bits(), want.bits(), "{choice:?} {stops:?}");
+        }
+    }
+}
+
+#[test]
+fn a_cancelled_run_leaves_consistent_planes_and_statuses() {
+    let mut l = Long::new(500);
+    let deployed = eagle::deploy(Oscillator).unwrap();
+    let mut r = eagle::until_done(&deployed, 100_000, l.planes()).unwrap();
+    r.cancel_handle().cancel();
+    let rep = r.run().unwrap();
+    assert_eq!((rep.stop, rep.launches, rep.steps), (Stop::Cancelled, 0, 0));
+    assert!(r.status().iter().all(|&s| s == Status::Active));
+    let rep = r.resume().unwrap();
+    assert_eq!(rep.stop, Stop::Done);
+    assert!(matches!(r.resume(), Err(Error::NothingToResume)));
+}

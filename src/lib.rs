@@ -67,7 +67,7 @@ where
 /// let mut runner = fleet.until_done(10_000, planes)?;
 /// let merged = runner.run()?;
 /// runner.to_host()?;
-/// assert!(merged.report.done);
+/// assert!(merged.report.done());
 /// assert_eq!(merged.parts.len(), fleet.len());
 /// # Ok::<(), eagle::Error>(())
 /// ```

@@ -36,7 +36,7 @@ pub mod mpi;
 mod ranks;
 mod report;
 mod split;
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+#[cfg(feature = "mpi")]
 mod wire;
 
 pub use fleet::{Devices, Fleet, FleetRunner};

@@ -88,7 +88,7 @@ use crate::fleet::{Devices, Fleet};
 pub use crate::ranks::{Balance, MpiError, MpiRun};
 use crate::report::{Merged, Part, merge_parallel, merge_sequence};
 use crate::split::{Collected, Ordered, Piece, ranges};
-use crate::wire::{Reader, Writer, get_merged, put_merged};
+use crate::wire::{Header, from_bytes, to_bytes};
 use eagle_runtime::{Error, Options, RunReport, Status};
 use hawk::{Kernel, PlaneSource, Real, Role};
 use hawk_host::HostReal;
@@ -254,11 +254,12 @@ impl<'c, C: Communicator> Ranks<'c, C> {
         K::Real: HostReal,
     {
         let t0 = Instant::now();
-        let mut header = Writer::default();
-        header.str(K::NAME);
-        let header = self.broadcast_bytes(self.is_root().then_some(header.0));
-        let mut rd = Reader::new(&header);
-        let name = rd.str().unwrap_or_default();
+        let header = Header {
+            kernel: K::NAME.into(),
+            ..Header::default()
+        };
+        let header = self.broadcast_bytes(self.is_root().then(|| to_bytes(&header)));
+        let name = from_bytes::<Header>(&header).unwrap_or_default().kernel;
         let checked = if name != K::NAME {
             Err(format!(
                 "runs kernel `{}`, the root runs `{name}`: every rank must run the same",
@@ -313,23 +314,21 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                 .map_err(|e| e.to_string())
         });
         let header = self.broadcast_bytes(checked.as_ref().map(|c| {
-            let mut w = Writer::default();
-            w.str(K::NAME);
-            match c {
-                Ok(o) => {
-                    w.usize(o.n);
-                    w.usize(o.params.len());
-                    for &p in &o.params {
-                        w.u64(raw_bits(p));
-                    }
-                }
-                Err(_) => w.usize(0),
-            }
-            w.0
+            let (n, params) = match c {
+                Ok(o) => (o.n, o.params.iter().map(|&p| raw_bits(p)).collect()),
+                Err(_) => (0, Vec::new()),
+            };
+            to_bytes(&Header {
+                kernel: K::NAME.into(),
+                n,
+                params,
+            })
         }));
-        let mut rd = Reader::new(&header);
-        let name = rd.str().unwrap_or_default();
-        let n = rd.usize().unwrap_or(0);
+        let Header {
+            kernel: name,
+            n,
+            params: param_bits,
+        } = from_bytes(&header).unwrap_or_default();
         // 2. Agreement: the root's check, every rank's kernel.
         let verdict: Result<Option<Ordered<'a, K::Real>>, String> = match checked {
             Some(c) => c.map(Some),
@@ -342,7 +341,7 @@ impl<'c, C: Communicator> Ranks<'c, C> {
         let root_planes = self.agree(verdict)?;
         let params = match &root_planes {
             Some(o) => o.params.clone(),
-            None => read_params::<K::Real>(&mut rd),
+            None => param_bits.into_iter().map(from_raw_bits).collect(),
         };
         match self.balance {
             Balance::Static => self.gathered_static(fleet, options, root_planes, params, n, t0),
@@ -669,8 +668,7 @@ impl<'c, C: Communicator> Ranks<'c, C> {
     /// Gathers every rank's part on the root, merges them, and gives every rank the merge.
     fn merge_reports(&self, mine: &Part, t0: Instant, comm_s: f64) -> Merged {
         let root = self.comm.process_at_rank(ROOT);
-        let mut w = Writer::default();
-        crate::wire::put_part(&mut w, mine);
+        let mine_bytes = to_bytes(mine);
         let merged = if self.is_root() {
             let mut parts = vec![mine.clone()];
             for r in 1..self.comm.size() {
@@ -678,10 +676,7 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                     .comm
                     .process_at_rank(r)
                     .receive_vec_with_tag::<u8>(TAG_REPORT);
-                parts.push(
-                    crate::wire::get_part(&mut Reader::new(&bytes))
-                        .expect("a rank sent a malformed report"),
-                );
+                parts.push(from_bytes::<Part>(&bytes).expect("a rank sent a malformed report"));
             }
             let reports: Vec<&RunReport> = parts.iter().map(|p| &p.report).collect();
             let merged = Merged {
@@ -690,15 +685,13 @@ impl<'c, C: Communicator> Ranks<'c, C> {
                 wall_s: t0.elapsed().as_secs_f64(),
                 comm_s,
             };
-            let mut w = Writer::default();
-            put_merged(&mut w, &merged);
-            Some(w.0)
+            Some(to_bytes(&merged))
         } else {
-            root.send_with_tag(&w.0[..], TAG_REPORT);
+            root.send_with_tag(&mine_bytes[..], TAG_REPORT);
             None
         };
         let bytes = self.broadcast_bytes(merged);
-        get_merged(&mut Reader::new(&bytes)).expect("the root sent a malformed report")
+        from_bytes::<Merged>(&bytes).expect("the root sent a malformed report")
     }
 }
 
@@ -790,14 +783,6 @@ fn from_raw_bits<R: HostReal>(bits: u64) -> R {
     let len = dst.len();
     dst.copy_from_slice(&bits.to_le_bytes()[..len]);
     v
-}
-
-/// The params the root broadcast (after the sample count).
-fn read_params<R: HostReal>(rd: &mut Reader<'_>) -> Vec<R> {
-    let count = rd.usize().unwrap_or(0);
-    (0..count)
-        .map(|_| from_raw_bits(rd.u64().unwrap_or(0)))
-        .collect()
 }
 
 /// Runs one rank's shard (or chunk) on its fleet: its part of the report and the status.

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 /// What one part of a split run did: a device of a node, or an MPI rank.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 pub struct Part {
     /// `"device 0 (host)"`, `"device 1 (device)"`, `"rank 2"`.
     pub label: String,
@@ -23,6 +24,7 @@ pub struct Part {
 
 /// A split run's report: the parts' reports merged ([`merge_parallel`]) and each part's.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "mpi", derive(serde::Serialize, serde::Deserialize))]
 pub struct Merged {
     /// The parts merged: counts summed, `launches`/`steps`/`launches_by_k` those of the
     /// longest part, `active_by_launch` summed launch by launch. See [`merge_parallel`].

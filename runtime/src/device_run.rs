@@ -6,13 +6,12 @@
 //! the results into the caller's planes.
 
 use crate::bytes::IssuedBytes;
-use crate::control::Control;
 use crate::device::{Backend, DevPtr, GraphId, dptr};
 use crate::error::Error;
 use crate::options::{Arm, Compaction, DeviceCompaction, Plan};
 use crate::planes::Bound;
 use crate::report::{RunReport, TeamKind};
-use crate::run_loop::{TeamRun, run_loop};
+use crate::run_loop::{LoopArgs, TeamRun, run_loop};
 use crate::trace;
 use hawk::Kernel;
 use hawk::device::{
@@ -695,14 +694,7 @@ where
 /// A runner's device session, whichever backend it has: what the runner calls.
 pub(crate) trait DeviceSession<K: Kernel>: Send {
     /// One run through the launch loop (see [`Session::begin`]).
-    fn run(
-        &mut self,
-        plan: &Plan,
-        planes: &mut Bound<'_, K::Real>,
-        status: &mut [u8],
-        steps_before: u64,
-        ctl: &Control,
-    ) -> Result<RunReport, Error>;
+    fn run(&mut self, args: LoopArgs<'_, '_, K::Real>) -> Result<RunReport, Error>;
     /// See [`Session::copy_home`].
     fn copy_home(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error>;
     /// See [`Session::release_to_host`].
@@ -713,16 +705,9 @@ impl<B: Backend + Send, K: Kernel> DeviceSession<K> for Session<B>
 where
     K::Real: HostReal,
 {
-    fn run(
-        &mut self,
-        plan: &Plan,
-        planes: &mut Bound<'_, K::Real>,
-        status: &mut [u8],
-        steps_before: u64,
-        ctl: &Control,
-    ) -> Result<RunReport, Error> {
-        let (run, report) = self.begin::<K>(plan, planes, status)?;
-        run_loop::<K, _>(run, plan, planes, status, steps_before, ctl, report)
+    fn run(&mut self, args: LoopArgs<'_, '_, K::Real>) -> Result<RunReport, Error> {
+        let (run, report) = self.begin::<K>(args.plan, args.planes, args.status)?;
+        run_loop::<K, _>(run, args, report)
     }
     fn copy_home(&mut self, planes: &mut Bound<'_, K::Real>) -> Result<(), Error> {
         Session::copy_home(self, planes)

@@ -71,18 +71,18 @@ pub(crate) enum Given<'a, R> {
 /// [`PlaneSet`]), in the order given.
 #[derive(Debug, Default)]
 pub(crate) struct Collected<'a, R> {
-    pub given: Vec<(&'static str, Given<'a, R>)>,
+    pub given: Vec<(String, Given<'a, R>)>,
 }
 
 impl<'a, R: Real> PlaneVisitor<'a, R> for Collected<'a, R> {
-    fn input(&mut self, name: &'static str, data: &'a [R]) {
-        self.given.push((name, Given::In(data)));
+    fn input(&mut self, name: &str, data: &'a [R]) {
+        self.given.push((name.into(), Given::In(data)));
     }
-    fn param(&mut self, name: &'static str, value: R) {
-        self.given.push((name, Given::Param(value)));
+    fn param(&mut self, name: &str, value: R) {
+        self.given.push((name.into(), Given::Param(value)));
     }
-    fn mutable(&mut self, name: &'static str, data: &'a mut [R]) {
-        self.given.push((name, Given::Mut(data)));
+    fn mutable(&mut self, name: &str, data: &'a mut [R]) {
+        self.given.push((name.into(), Given::Mut(data)));
     }
 }
 

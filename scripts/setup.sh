@@ -7,14 +7,20 @@
 #  - libcudadevrt.a (CUDA device runtime, from the CUDA runtime wheel) into the same .venv,
 #    for scripts/gpu-bundle.sh (the graph_while arm links it at run time on the GPU),
 #  - GMP and MPFR (Debian's libgmp-dev, libmpfr-dev): the reference of hawk's math accuracy
-#    tests (rug with gmp-mpfr-sys's use-system-libs, so no source build of GMP/MPFR).
+#    tests (rug with gmp-mpfr-sys's use-system-libs, so no source build of GMP/MPFR),
+#  - Open MPI (openmpi-bin, libopenmpi-dev) and libclang-dev (the `mpi` crate's bindgen):
+#    eagle-shard's `mpi` feature, which every test build of the workspace turns on
+#    (cli/tests/mpi.rs runs under mpirun). Users of eagle without `mpi` need none of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! dpkg -s libgmp-dev libmpfr-dev >/dev/null 2>&1; then
+DEBS="libgmp-dev libmpfr-dev openmpi-bin libopenmpi-dev libclang-dev"
+# shellcheck disable=SC2086
+if ! dpkg -s $DEBS >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq libgmp-dev libmpfr-dev >/dev/null
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $DEBS >/dev/null
 fi
 
 rustup toolchain install >/dev/null

@@ -9,4 +9,7 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 # The NVTX ranges (feature `nvtx`) must keep compiling and lint-clean (a check build: cheap).
 cargo clippy --workspace --all-targets --release --features eagle/nvtx -- -D warnings
+# Test builds have MPI (a dev-dependency turns on eagle-shard's `mpi`); the libraries and
+# programs without it must stay lint-clean too.
+cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
 cargo test --workspace --release

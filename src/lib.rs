@@ -25,6 +25,9 @@
 //! ```
 
 pub use eagle_runtime::*;
+/// One ensemble over every device of a node, and (feature `mpi`) over MPI ranks:
+/// [`eagle_shard`].
+pub use eagle_shard as shard;
 pub use hawk;
 pub use hawk_host;
 
@@ -45,6 +48,37 @@ where
     K::Real: hawk_host::HostReal,
 {
     deploy_on_with_module(kernel, choice, ptx::MODULE)
+}
+
+/// Deploys `kernel` on several devices at once (every GPU of the node by default, see
+/// [`shard::Devices`]) with the embedded [`ptx::MODULE`]: one ensemble split in contiguous
+/// shards, one runner per device, results in the caller's order, one merged report. Bit
+/// for bit what one device gives (see [`shard`]).
+///
+/// ```
+/// use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+/// use eagle::shard::Devices;
+///
+/// let n = 1000;
+/// let omega: Vec<f64> = (0..n).map(|i| 1.0 + 2.0 * i as f64 / (n - 1) as f64).collect();
+/// let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
+/// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
+/// let fleet = eagle::deploy_fleet(Oscillator, &Devices::Best)?;
+/// let mut runner = fleet.until_done(10_000, planes)?;
+/// let merged = runner.run()?;
+/// runner.to_host()?;
+/// assert!(merged.report.done());
+/// assert_eq!(merged.parts.len(), fleet.len());
+/// # Ok::<(), eagle::Error>(())
+/// ```
+pub fn deploy_fleet<K: hawk::Kernel>(
+    kernel: K,
+    devices: &shard::Devices,
+) -> Result<shard::Fleet<K>, Error>
+where
+    K::Real: hawk_host::HostReal,
+{
+    shard::Fleet::deploy(kernel, devices, ptx::MODULE)
 }
 
 /// Deploys your `kernel` on the best team, with your `module` (from

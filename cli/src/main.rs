@@ -1,11 +1,15 @@
 //! "Profile your run": the seed page as a program. Runs the oscillator ensemble on the best
 //! team available, prints where the time went and the run report, and draws the figure.
 //!
-//! `cargo run --release` gives the seed's run; `-- --max-steps 100` its "Try this".
+//! `cargo run --release` gives the seed's run; `-- --max-steps 100` its "Try this". Built
+//! with `--features mpi`, `mpirun -np 2 target/release/profile-your-run` runs the ensemble
+//! across the ranks and the root prints the page once, with a `ranks: 2, imbalance: x`
+//! line.
 
 use clap::Parser;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::shard::{Balance, Fleet, MpiJob};
 use eagle::{Arm, Compaction, DeviceCompaction, HostConfig, Options, TeamChoice};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -47,6 +51,13 @@ struct Args {
     /// Runs of the same runner (later runs replay graphs: build 0).
     #[arg(long, default_value_t = 1)]
     runs: u32,
+    /// Under mpirun: how ranks share the samples, static (one shard each) or dynamic
+    /// (chunks from the root).
+    #[arg(long, default_value = "static")]
+    balance: String,
+    /// Under mpirun with dynamic balance: samples per chunk (0: n / (8 x ranks)).
+    #[arg(long, default_value_t = 0)]
+    chunk: usize,
     /// Where to write the build / run / transfer figure (SVG).
     #[arg(long, default_value = "target/profile-your-run.svg")]
     figure: PathBuf,
@@ -105,6 +116,17 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 .map_err(|_| format!("--steps must be `auto` or a number, got `{k}`"))?,
         ),
     };
+    let balance = match args.balance.as_str() {
+        "static" => Balance::Static,
+        "dynamic" => Balance::Dynamic { chunk: args.chunk },
+        other => return Err(format!("unknown balance `{other}` (static or dynamic)").into()),
+    };
+    // Started by mpirun (and built with MPI): every rank runs its share; the root prints.
+    if let Some(job) = MpiJob::from_env()? {
+        return on_ranks(
+            &job, &args, choice, steps, arm, compaction, strategy, balance,
+        );
+    }
     let deployed = eagle::deploy_on(Oscillator, choice)?;
     let team = deployed.team().kind();
     println!("running on {team}");
@@ -198,6 +220,16 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("note: {note}");
     }
 
+    figure(&args, n, build_s, run_s, transfer_s)
+}
+
+fn figure(
+    args: &Args,
+    n: usize,
+    build_s: f64,
+    run_s: f64,
+    transfer_s: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = args.figure.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -208,6 +240,94 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     eagle_cli::figure::phases_svg(&args.figure, &title, build_s, run_s, transfer_s)?;
     println!("figure: {}", args.figure.display());
     Ok(())
+}
+
+/// The main job under mpirun: each rank deploys on its team, the root holds the ensemble,
+/// the ranks run their shares, and the root prints the page once: the same `launches`,
+/// `steps`, `launches_by_k` and `done` as one process (every oscillator sample ends in the
+/// same launch), then `ranks: N, imbalance: x`. "transfer" is the root's scatter and
+/// gather of the planes.
+#[allow(clippy::too_many_arguments)]
+fn on_ranks(
+    job: &MpiJob,
+    args: &Args,
+    choice: TeamChoice,
+    steps: Steps,
+    arm: Arm,
+    compaction: Compaction,
+    strategy: DeviceCompaction,
+    balance: Balance,
+) -> Result<(), Box<dyn std::error::Error>> {
+    // A rank that cannot deploy says so to every rank (no rank waits for it).
+    let deployed = job.agree(eagle::deploy_on(Oscillator, choice).map_err(|e| e.to_string()))?;
+    let team = deployed.team().kind();
+    let fleet = Fleet::from_deployed(vec![deployed.clone()]);
+    let options = Options::new(args.max_steps)
+        .steps(steps)
+        .arm(arm)
+        .compaction(compaction)
+        .device_compaction(strategy);
+    if !job.is_root() {
+        job.run_other(&fleet, &options, balance)?;
+        return Ok(());
+    }
+    println!("running on {team}");
+    let n = args.n.unwrap_or(if team == eagle::TeamKind::Device {
+        1_000_000
+    } else {
+        100_000
+    });
+    let omega: Vec<f64> = (0..n)
+        .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
+        .collect();
+    let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
+    let planes = OscillatorPlanes {
+        omega: &omega,
+        t_end: 1.0,
+        dt: 1e-3,
+        x: &mut x,
+        v: &mut v,
+        t: &mut t,
+    };
+    let t0 = Instant::now();
+    let run = job.run_root(&fleet, &options, balance, planes)?;
+    let total_s = t0.elapsed().as_secs_f64();
+    let report = &run.merged.report;
+    let build_s = report.build_s;
+    let transfer_s = run.merged.comm_s;
+    let run_s = (total_s - build_s - transfer_s).max(0.0);
+    println!(
+        "build: {:.2} ms, run: {:.2} ms, transfer: {:.2} ms",
+        build_s * 1e3,
+        run_s * 1e3,
+        transfer_s * 1e3
+    );
+    println!("{}", run.merged);
+    if let Some(l) = report.lanes {
+        println!(
+            "lanes: {} x f64 on {} ({}), {} threads per rank",
+            l.shape.lanes,
+            l.shape.isa.name(),
+            l.source.name(),
+            match deployed.team() {
+                eagle::Team::Host(h) => h.threads(),
+                _ => 0,
+            }
+        );
+    }
+    for p in &run.merged.parts {
+        println!(
+            "{}: {} samples, {:.2} ms, {} launches",
+            p.label,
+            p.samples,
+            p.time_s * 1e3,
+            p.report.launches
+        );
+    }
+    for note in &report.notes {
+        println!("note: {note}");
+    }
+    figure(args, n, build_s, run_s, transfer_s)
 }
 
 /// `1000000` -> `1,000,000`, as the seed's figure title prints it.

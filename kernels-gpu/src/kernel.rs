@@ -60,13 +60,14 @@ impl core::fmt::Display for Steps {
 }
 
 /// Receives a kernel's planes one by one, in declaration order (see [`Kernel::Planes`]).
+/// A name is borrowed for the call only (a visitor that keeps it copies it).
 pub trait PlaneVisitor<'a, R: Real> {
     /// A read-only per-sample plane.
-    fn input(&mut self, name: &'static str, data: &'a [R]);
+    fn input(&mut self, name: &str, data: &'a [R]);
     /// A value shared by all samples.
-    fn param(&mut self, name: &'static str, value: R);
+    fn param(&mut self, name: &str, value: R);
     /// A per-sample plane the kernel advances.
-    fn mutable(&mut self, name: &'static str, data: &'a mut [R]);
+    fn mutable(&mut self, name: &str, data: &'a mut [R]);
 }
 
 /// A typed set of planes that can hand itself to a [`PlaneVisitor`].

@@ -53,6 +53,7 @@ host_real!(f32);
 
 /// The instruction set a host team's loops are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Isa {
     /// Whatever the build target guarantees (SSE2 on x86-64).
     Portable,

@@ -15,6 +15,7 @@ use std::sync::Mutex;
 /// How a lane group is laid out: the instruction set its loop is compiled for and the
 /// samples it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Shape {
     /// Instruction set of the chunk loop.
     pub isa: Isa,
@@ -30,6 +31,7 @@ impl std::fmt::Display for Shape {
 
 /// Where a run's launch shape came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ShapeSource {
     /// Forced by [`crate::HostConfig::lanes`].
     Fixed,
@@ -58,6 +60,7 @@ impl ShapeSource {
 
 /// The shape a launch runs with, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ShapeChoice {
     /// The shape.
     pub shape: Shape,

@@ -6,20 +6,19 @@
 //! the results into the caller's planes.
 
 use crate::bytes::IssuedBytes;
-use crate::control::Control;
 use crate::device::{Backend, DevPtr, GraphId, dptr};
 use crate::error::Error;
 use crate::options::{Arm, Compaction, DeviceCompaction, Plan};
 use crate::planes::Bound;
 use crate::report::{RunReport, TeamKind};
-use crate::run_loop::{TeamRun, run_loop};
+use crate::run_loop::{LoopArgs, TeamRun, run_loop};
 use crate::runner::Saving;
 use crate::trace;
 use crate::trajectory::{SavePlan, Trajectory};
 use hawk::Kernel;
 use hawk::device::{
-    CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, SaveLaunch, ScanCounts, ScatterB1, ScatterB4,
-    ScatterB8, StepEntry, StepLaunch, WhileCondition, WriteChunks,
+    CHUNK, CountChunks, EntryArgs, GatherB1, GatherB4, GatherB8, SaveLaunch, ScanCounts, ScatterB1,
+    ScatterB4, ScatterB8, StepEntry, StepLaunch, WhileCondition, WriteChunks,
 };
 use hawk_host::HostReal;
 use std::collections::HashMap;
@@ -80,6 +79,53 @@ impl<K: Kernel> StepArgs<K> {
             StepArgs::Plain(a) => be.launch(a, slots),
             StepArgs::Indexed(a) => be.launch(a, slots),
         }
+    }
+}
+
+/// An element type the gather/scatter helpers move: the arguments of its two entries.
+trait Moved {
+    /// Gather of `n` slots: `dense[i] = home[ids[i]]`.
+    fn gather(n: u32, ids: *const u32, home: DevPtr, dense: DevPtr) -> impl EntryArgs + 'static;
+    /// Scatter of `n` slots: `home[ids[i]] = dense[i]`.
+    fn scatter(n: u32, ids: *const u32, home: DevPtr, dense: DevPtr) -> impl EntryArgs + 'static;
+}
+
+/// Implements [`Moved`] for each element type with its gather and scatter entries.
+macro_rules! moved {
+    ($($t:ty => $gather:ident, $scatter:ident;)*) => {$(
+        impl Moved for $t {
+            fn gather(n: u32, ids: *const u32, home: DevPtr, dense: DevPtr)
+            -> impl EntryArgs + 'static {
+                $gather { n, ids, home: dptr(home), dense: dptr(dense) }
+            }
+            fn scatter(n: u32, ids: *const u32, home: DevPtr, dense: DevPtr)
+            -> impl EntryArgs + 'static {
+                $scatter { n, ids, dense: dptr(dense), home: dptr(home) }
+            }
+        }
+    )*};
+}
+
+moved! {
+    u64 => GatherB8, ScatterB8;
+    u32 => GatherB4, ScatterB4;
+    u8 => GatherB1, ScatterB1;
+}
+
+/// Queues the gather (home -> dense, `gather`) or the scatter (dense -> home) of one plane
+/// of `T`s over `n` slots along `ids`.
+fn move_plane<T: Moved, B: Backend>(
+    be: &mut B,
+    gather: bool,
+    n: u32,
+    ids: *const u32,
+    home: DevPtr,
+    dense: DevPtr,
+) -> Result<(), Error> {
+    if gather {
+        be.launch(T::gather(n, ids, home, dense), n)
+    } else {
+        be.launch(T::scatter(n, ids, home, dense), n)
     }
 }
 
@@ -371,64 +417,13 @@ impl<B: Backend> Session<B> {
         }
         pairs.extend(self.muts.iter().zip(&d_muts).map(|(&h, &d)| (h, d, w)));
         pairs.push((self.term, d_term, 1));
-        let (n, ids) = (slots, dptr(ids));
+        let ids = dptr(ids);
         for (home, dense, w) in pairs {
             let be = &mut self.be;
-            match (gather, w) {
-                (true, 8) => be.launch(
-                    GatherB8 {
-                        n,
-                        ids,
-                        home: dptr(home),
-                        dense: dptr(dense),
-                    },
-                    n,
-                ),
-                (true, 4) => be.launch(
-                    GatherB4 {
-                        n,
-                        ids,
-                        home: dptr(home),
-                        dense: dptr(dense),
-                    },
-                    n,
-                ),
-                (true, _) => be.launch(
-                    GatherB1 {
-                        n,
-                        ids,
-                        home: dptr(home),
-                        dense: dptr(dense),
-                    },
-                    n,
-                ),
-                (false, 8) => be.launch(
-                    ScatterB8 {
-                        n,
-                        ids,
-                        dense: dptr(dense),
-                        home: dptr(home),
-                    },
-                    n,
-                ),
-                (false, 4) => be.launch(
-                    ScatterB4 {
-                        n,
-                        ids,
-                        dense: dptr(dense),
-                        home: dptr(home),
-                    },
-                    n,
-                ),
-                (false, _) => be.launch(
-                    ScatterB1 {
-                        n,
-                        ids,
-                        dense: dptr(dense),
-                        home: dptr(home),
-                    },
-                    n,
-                ),
+            match w {
+                8 => move_plane::<u64, B>(be, gather, slots, ids, home, dense),
+                4 => move_plane::<u32, B>(be, gather, slots, ids, home, dense),
+                _ => move_plane::<u8, B>(be, gather, slots, ids, home, dense),
             }?;
         }
         Ok(())
@@ -853,11 +848,7 @@ pub(crate) trait DeviceSession<K: Kernel>: Send {
     /// One run through the launch loop (see [`Session::begin`]).
     fn run(
         &mut self,
-        plan: &Plan,
-        planes: &mut Bound<'_, K::Real>,
-        status: &mut [u8],
-        steps_before: u64,
-        ctl: &Control,
+        args: LoopArgs<'_, '_, K::Real>,
         save: Option<Saving<'_, K::Real>>,
     ) -> Result<RunReport, Error>;
     /// See [`Session::copy_home`].
@@ -880,15 +871,11 @@ where
 {
     fn run(
         &mut self,
-        plan: &Plan,
-        planes: &mut Bound<'_, K::Real>,
-        status: &mut [u8],
-        steps_before: u64,
-        ctl: &Control,
+        args: LoopArgs<'_, '_, K::Real>,
         save: Option<Saving<'_, K::Real>>,
     ) -> Result<RunReport, Error> {
-        let (run, report) = self.begin::<K>(plan, planes, status, save)?;
-        run_loop::<K, _>(run, plan, planes, status, steps_before, ctl, report)
+        let (run, report) = self.begin::<K>(args.plan, args.planes, args.status, save)?;
+        run_loop::<K, _>(run, args, report)
     }
     fn copy_home(
         &mut self,

@@ -49,5 +49,7 @@ pub use options::{
 pub use planes::PlaneSet;
 pub use report::{RunReport, Status, Stop, TeamKind};
 pub use runner::{Runner, until_done, until_done_with};
-pub use team::{Deployed, Team, TeamChoice, deploy_on_with_module, device_unavailable_reason};
+pub use team::{
+    Deployed, Team, TeamChoice, deploy_on_with_module, device_count, device_unavailable_reason,
+};
 pub use trajectory::{PointStatus, Trajectory};

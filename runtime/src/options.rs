@@ -77,6 +77,7 @@ pub(crate) fn reorder_cmp<R: hawk::Real>(a: R, b: R) -> std::cmp::Ordering {
 
 /// How the device team drives its launches (the host team ignores it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Arm {
     /// A host-driven loop: one launch at a time, the active count read back after each.
     #[default]
@@ -111,6 +112,7 @@ impl fmt::Display for Arm {
 
 /// How the device team compacts finished samples away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DeviceCompaction {
     /// An index list of active samples (prefix sum on the device); later launches use the
     /// indexed entry `hawk_<name>_indexed` over the full planes (default).

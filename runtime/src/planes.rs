@@ -56,32 +56,13 @@ impl<'a, R: Real> PlaneSet<'a, R> {
 impl<'a, R: Real> PlaneSource<'a, R> for PlaneSet<'a, R> {
     fn visit(self, v: &mut impl PlaneVisitor<'a, R>) {
         for (name, g) in self.given {
-            // Names are leaked once per distinct name so errors and reports can hold them.
-            let name: &'static str = intern(name);
             match g {
-                Given::In(d) => v.input(name, d),
-                Given::Param(p) => v.param(name, p),
-                Given::Mut(d) => v.mutable(name, d),
+                Given::In(d) => v.input(&name, d),
+                Given::Param(p) => v.param(&name, p),
+                Given::Mut(d) => v.mutable(&name, d),
             }
         }
     }
-}
-
-/// Interns a plane name (a small, bounded set in practice: the names callers type).
-fn intern(name: String) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut set = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = set.get(name.as_str()) {
-        return s;
-    }
-    let s: &'static str = Box::leak(name.into_boxed_str());
-    set.insert(s);
-    s
 }
 
 /// Planes checked against a kernel and put in its declaration order, by role.
@@ -111,20 +92,21 @@ impl<R> Bound<'_, R> {
     }
 }
 
+/// The planes as given, by name (owned: a [`PlaneSet`]'s names live only as long as it).
 #[derive(Default)]
 struct Collect<'a, R> {
-    given: Vec<(&'static str, Given<'a, R>)>,
+    given: Vec<(String, Given<'a, R>)>,
 }
 
 impl<'a, R: Real> PlaneVisitor<'a, R> for Collect<'a, R> {
-    fn input(&mut self, name: &'static str, data: &'a [R]) {
-        self.given.push((name, Given::In(data)));
+    fn input(&mut self, name: &str, data: &'a [R]) {
+        self.given.push((name.to_owned(), Given::In(data)));
     }
-    fn param(&mut self, name: &'static str, value: R) {
-        self.given.push((name, Given::Param(value)));
+    fn param(&mut self, name: &str, value: R) {
+        self.given.push((name.to_owned(), Given::Param(value)));
     }
-    fn mutable(&mut self, name: &'static str, data: &'a mut [R]) {
-        self.given.push((name, Given::Mut(data)));
+    fn mutable(&mut self, name: &str, data: &'a mut [R]) {
+        self.given.push((name.to_owned(), Given::Mut(data)));
     }
 }
 

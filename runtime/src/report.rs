@@ -26,6 +26,7 @@ use std::fmt;
 /// println!("{report}"); // launches: .., steps: .., launches_by_k: {..} / done: true
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct RunReport {
     /// One-time build cost paid by this run, in seconds: graph capture on the device, 0 on
@@ -98,6 +99,7 @@ impl RunReport {
 
 /// The kind of team a run ran on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TeamKind {
     /// CPU threads and SIMD lanes.
     #[default]
@@ -118,6 +120,7 @@ impl fmt::Display for TeamKind {
 
 /// Why a run stopped. Every stop is at a launch boundary, with every plane consistent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Stop {
     /// Every sample finished or failed.
     #[default]
@@ -132,6 +135,7 @@ pub enum Stop {
 
 /// What became of one sample, in the caller's order (`Runner::status`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Status {
     /// Not run yet, or the run stopped early (cancelled, time limit) with it still running.
     #[default]

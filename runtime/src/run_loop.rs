@@ -59,21 +59,39 @@ pub(crate) trait TeamRun<K: Kernel>: Sized {
     ) -> Result<(), Error>;
 }
 
-/// Runs the launch loop on `team` from the status bytes in `status` (all `ACTIVE` for a
-/// fresh run) with `steps_before` steps of this run already taken; `report` holds the
-/// team's fields. Returns the report with the loop's counts and the stop.
+/// What one call of the launch loop works on, whichever team runs it: the same for the
+/// host team ([`run_loop`] directly) and a device session (`DeviceSession::run`).
+pub(crate) struct LoopArgs<'r, 'a, R> {
+    /// The run's steps policy, compaction, reorder and step cap.
+    pub plan: &'r Plan,
+    /// The caller's planes, bound to the kernel.
+    pub planes: &'r mut Bound<'a, R>,
+    /// One status byte per sample in the caller's order: all `ACTIVE` for a fresh run,
+    /// where the last run stopped for a resume; the run's end state when it returns.
+    pub status: &'r mut [u8],
+    /// Steps of this run already taken (by the calls it resumes).
+    pub steps_before: u64,
+    /// Cancel, time limit and progress, asked at launch boundaries.
+    pub ctl: &'r Control,
+}
+
+/// Runs the launch loop on `team` with `args`; `report` holds the team's fields. Returns
+/// the report with the loop's counts and the stop.
 pub(crate) fn run_loop<K: Kernel, T: TeamRun<K>>(
     mut team: T,
-    plan: &Plan,
-    planes: &mut Bound<'_, K::Real>,
-    status: &mut [u8],
-    steps_before: u64,
-    ctl: &Control,
+    args: LoopArgs<'_, '_, K::Real>,
     mut report: RunReport,
 ) -> Result<RunReport, Error>
 where
     K::Real: HostReal,
 {
+    let LoopArgs {
+        plan,
+        planes,
+        status,
+        steps_before,
+        ctl,
+    } = args;
     let n = planes.n;
     if let Some(j) = plan.reorder_key {
         let _r = trace::range("reorder");

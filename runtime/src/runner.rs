@@ -7,7 +7,7 @@ use crate::host_run::HostRun;
 use crate::options::{Options, Plan, Reorder};
 use crate::planes::{Bound, bind};
 use crate::report::{RunReport, Status, Stop};
-use crate::run_loop::run_loop;
+use crate::run_loop::{LoopArgs, run_loop};
 use crate::team::{Deployed, Team};
 use crate::trajectory::{SavePlan, Trajectory};
 use hawk::{Kernel, PlaneSource, Role};
@@ -321,22 +321,28 @@ where
     }
 
     fn launch_loop(&mut self, bytes: &mut [u8], ctl: &Control) -> Result<RunReport, Error> {
-        let steps = self.steps_done;
         let save = match (&self.save, &mut self.trajectory) {
             (Some(plan), Some(traj)) => Some(Saving { plan, traj }),
             _ => None,
         };
+        let args = LoopArgs {
+            plan: &self.plan,
+            planes: &mut self.planes,
+            status: bytes,
+            steps_before: self.steps_done,
+            ctl,
+        };
         match &self.deployed.team {
             Team::Host(team) => {
-                let (run, report) = HostRun::begin::<K>(team, &self.planes, bytes, save);
-                run_loop::<K, _>(run, &self.plan, &mut self.planes, bytes, steps, ctl, report)
+                let (run, report) = HostRun::begin::<K>(team, args.planes, args.status, save);
+                run_loop::<K, _>(run, args, report)
             }
             Team::Device(dev) => {
                 if self.device.is_none() {
-                    self.device = Some(dev.open::<K>(&self.planes)?);
+                    self.device = Some(dev.open::<K>(args.planes)?);
                 }
                 let d = self.device.as_mut().expect("opened above");
-                d.run(&self.plan, &mut self.planes, bytes, steps, ctl, save)
+                d.run(args, save)
             }
         }
     }

@@ -37,6 +37,9 @@ pub enum TeamChoice {
     Host(HostConfig),
     /// The device team (a CUDA GPU); an error when none is usable.
     Device,
+    /// The device team on CUDA GPU `ordinal` (0-based; `Device` is GPU 0); an error when
+    /// there is no such GPU. One per GPU of a node is what `eagle_shard` deploys.
+    DeviceAt(usize),
     /// The emulated device team: the device team's orchestration and the GPU entries'
     /// bodies run on the CPU with real launch geometry. For tests; slow.
     EmulatedDevice,
@@ -119,6 +122,12 @@ pub fn device_unavailable_reason() -> Option<String> {
     cuda::unavailable_reason()
 }
 
+/// CUDA GPUs usable here (0 without a driver or a GPU); [`TeamChoice::DeviceAt`] takes
+/// `0..device_count()`. Never panics.
+pub fn device_count() -> usize {
+    cuda::gpu_count()
+}
+
 /// Deploys `kernel` on the team chosen; `module` holds the kernel's GPU entries (the
 /// runtime knows no kernel, so its caller brings the PTX and, optionally, a cubin). `Best`
 /// takes a CUDA GPU when a driver, a GPU and a module are there, else the host team. The
@@ -163,6 +172,13 @@ where
             }
             let m = device_module::<K>(module.as_ref())?;
             Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?)))
+        }
+        TeamChoice::DeviceAt(ordinal) => {
+            if let Some(r) = cuda::unavailable_reason() {
+                return Err(Error::DeviceUnavailable(r));
+            }
+            let m = device_module::<K>(module.as_ref())?;
+            Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new_on(ordinal, m)?)))
         }
         TeamChoice::EmulatedDevice => emulated::<K>(Default::default(), module.as_ref())?,
         TeamChoice::EmulatedDeviceWith(p) => emulated::<K>(p, module.as_ref())?,

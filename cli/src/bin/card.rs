@@ -1,8 +1,12 @@
 //! Runs one card workload on one arm from the command line and prints its row, so a run can
 //! be profiled on its own (`nsys profile --stats=true target/release/card --workload ...`).
+//! Built with `--features mpi`, `mpirun -np 2 target/release/card --workload ...` times the
+//! row across the ranks (`--balance static|dynamic`); the root prints it, with the ranks'
+//! imbalance.
 
 use clap::Parser;
 use eagle::HostConfig;
+use eagle::shard::{Balance, MpiJob};
 use eagle_cli::card::{Arm, Card, Workload};
 use std::process::ExitCode;
 
@@ -37,6 +41,16 @@ struct Args {
     /// Print the card as JSON (every field, active samples by launch included).
     #[arg(long)]
     json: bool,
+    /// Samples sorted by lifetime (shortest first) instead of the workload's own order:
+    /// long-lived samples together, as a parameter sweep gives them.
+    #[arg(long)]
+    sorted: bool,
+    /// Under mpirun: static (one shard per rank) or dynamic (chunks from the root).
+    #[arg(long, default_value = "static")]
+    balance: String,
+    /// Under mpirun with dynamic balance: samples per chunk (0: n / (8 x ranks)).
+    #[arg(long, default_value_t = 0)]
+    chunk: usize,
 }
 
 fn main() -> ExitCode {
@@ -70,16 +84,47 @@ fn main() -> ExitCode {
         threads: args.threads,
         isa,
     };
-    let mut case = match w.case(arm, args.n.unwrap_or_else(|| w.default_n()), host) {
+    let n = args.n.unwrap_or_else(|| w.default_n());
+    let mut case = match w.case_in_order(arm, n, host, args.sorted) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: arm `{}`: {e}", arm.name());
             return ExitCode::FAILURE;
         }
     };
-    let mut times: Vec<f64> = (0..args.repeat)
-        .map(|_| case.run_once().as_secs_f64())
-        .collect();
+    let balance = match args.balance.as_str() {
+        "static" => Balance::Static,
+        "dynamic" => Balance::Dynamic { chunk: args.chunk },
+        other => {
+            eprintln!("error: unknown balance `{other}` (static or dynamic)");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Started by mpirun (and built with MPI): the row is timed across the ranks.
+    let job = match MpiJob::from_env() {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut times = Vec::with_capacity(args.repeat);
+    for _ in 0..args.repeat {
+        let t = match &job {
+            None => case.run_once(),
+            Some(job) => match case.run_once_on(job, balance) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            },
+        };
+        times.push(t.as_secs_f64());
+    }
+    if job.as_ref().is_some_and(|j| !j.is_root()) {
+        return ExitCode::SUCCESS;
+    }
     times.sort_by(f64::total_cmp);
     let card = Card::new(vec![case.row(times[times.len() / 2])]);
     if args.json {
@@ -92,6 +137,28 @@ fn main() -> ExitCode {
         }
     } else {
         print!("{}", card.markdown());
+    }
+    if let Some(m) = case.merged() {
+        // The last timed run's ranks: one line for all, then each rank's share.
+        println!(
+            "ranks: {}, imbalance: {:.2}, times (ms): {}",
+            m.parts.len(),
+            m.imbalance(),
+            times
+                .iter()
+                .map(|t| format!("{:.2}", t * 1e3))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        for p in &m.parts {
+            println!(
+                "{}: {} samples, {:.2} ms busy, {} launches",
+                p.label,
+                p.samples,
+                p.time_s * 1e3,
+                p.report.launches
+            );
+        }
     }
     ExitCode::SUCCESS
 }

@@ -60,18 +60,26 @@ where
         }
     }
 
+    /// Puts sample `order[i]` at position `i` in every plane (the initial state too).
+    pub fn permute(&mut self, order: &[usize]) {
+        for p in self
+            .ins
+            .iter_mut()
+            .chain(self.muts.iter_mut())
+            .chain(self.init.iter_mut())
+        {
+            *p = order.iter().map(|&i| p[i]).collect();
+        }
+    }
+
     /// Mutable plane `name`.
     pub fn plane(&self, name: &str) -> &[K::Real] {
         let j = names::<K>(Role::Mut).position(|n| n == name);
         &self.muts[j.unwrap_or_else(|| panic!("no mutable plane `{name}`"))]
     }
 
-    /// Runs on a deployed team with `options` (from the current state).
-    pub fn run(
-        &mut self,
-        deployed: &Deployed<K>,
-        options: Options,
-    ) -> Result<RunReport, eagle::Error> {
+    /// Every plane by name, the mutable ones borrowed for writing.
+    pub fn planes(&mut self) -> PlaneSet<'_, K::Real> {
         let mut set = PlaneSet::new();
         for (name, d) in names::<K>(Role::In).zip(&self.ins) {
             set = set.input(name, d);
@@ -82,6 +90,16 @@ where
         for (name, d) in names::<K>(Role::Mut).zip(self.muts.iter_mut()) {
             set = set.mutable(name, d);
         }
+        set
+    }
+
+    /// Runs on a deployed team with `options` (from the current state).
+    pub fn run(
+        &mut self,
+        deployed: &Deployed<K>,
+        options: Options,
+    ) -> Result<RunReport, eagle::Error> {
+        let set = self.planes();
         let mut runner = eagle::until_done_with(deployed, options, set)?;
         let report = runner.run()?;
         runner.to_host()?;

@@ -13,7 +13,7 @@ mod workloads;
 
 pub use ensemble::Ensemble;
 pub use lifetimes::Lifetimes;
-pub use workloads::{Case, MAX_STEPS, Workload};
+pub use workloads::{Case, MAX_STEPS, WithEnsemble, Workload};
 
 use eagle::RunReport;
 use hawk_host::peak;

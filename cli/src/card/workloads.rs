@@ -4,6 +4,7 @@
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
+use eagle::shard::{Balance, Fleet, Merged, MpiError, MpiJob};
 use eagle::{
     Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
 };
@@ -81,15 +82,58 @@ impl Workload {
     /// A prepared case: this workload on `n` samples, run by `arm` (host arms on a team
     /// set up by `host`); an error when the arm's team is not available.
     pub fn case(self, arm: Arm, n: usize, host: HostConfig) -> Result<Box<dyn Case>, Error> {
+        self.case_in_order(arm, n, host, false)
+    }
+
+    /// [`Workload::case`], with the samples sorted by lifetime (the baseline's steps,
+    /// shortest first) when `by_lifetime`: as a sweep over the parameter that sets the
+    /// lifetime would order them, so that long-lived samples sit together (what static
+    /// shards across ranks balance worst).
+    pub fn case_in_order(
+        self,
+        arm: Arm,
+        n: usize,
+        host: HostConfig,
+        by_lifetime: bool,
+    ) -> Result<Box<dyn Case>, Error> {
+        let o = by_lifetime;
         match self {
-            Workload::Oscillator => prepare(self, arm, oscillator(n), host),
-            Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host),
-            Workload::LorenzRk4F32 => prepare(self, arm, lorenz_rk4::<LorenzRk4F32>(n), host),
-            Workload::LorenzRk78F64 => prepare(self, arm, lorenz_rk78::<LorenzRk78>(n, 1e-8), host),
-            Workload::LorenzRk78F32 => {
-                prepare(self, arm, lorenz_rk78::<LorenzRk78F32>(n, 1e-6), host)
+            Workload::Oscillator => prepare(self, arm, oscillator(n), host, o),
+            Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host, o),
+            Workload::LorenzRk4F32 => prepare(self, arm, lorenz_rk4::<LorenzRk4F32>(n), host, o),
+            Workload::LorenzRk78F64 => {
+                prepare(self, arm, lorenz_rk78::<LorenzRk78>(n, 1e-8), host, o)
             }
-            Workload::Kepler => prepare(self, arm, kepler(n), host),
+            Workload::LorenzRk78F32 => {
+                prepare(self, arm, lorenz_rk78::<LorenzRk78F32>(n, 1e-6), host, o)
+            }
+            Workload::Kepler => prepare(self, arm, kepler(n), host, o),
+        }
+    }
+}
+
+/// Something done with a workload's ensemble, whatever its kernel (see
+/// [`Workload::with_ensemble`]).
+pub trait WithEnsemble {
+    /// What it gives back.
+    type Out;
+    /// Does it with workload `w`'s ensemble `e`.
+    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>) -> Self::Out
+    where
+        K::Real: HostReal;
+}
+
+impl Workload {
+    /// Hands the workload's ensemble of `n` samples (the card's planes, before any run) to
+    /// `f`, typed by its kernel.
+    pub fn with_ensemble<F: WithEnsemble>(self, n: usize, f: F) -> F::Out {
+        match self {
+            Workload::Oscillator => f.with(self, oscillator(n)),
+            Workload::LorenzRk4F64 => f.with(self, lorenz_rk4::<LorenzRk4>(n)),
+            Workload::LorenzRk4F32 => f.with(self, lorenz_rk4::<LorenzRk4F32>(n)),
+            Workload::LorenzRk78F64 => f.with(self, lorenz_rk78::<LorenzRk78>(n, 1e-8)),
+            Workload::LorenzRk78F32 => f.with(self, lorenz_rk78::<LorenzRk78F32>(n, 1e-6)),
+            Workload::Kepler => f.with(self, kepler(n)),
         }
     }
 }
@@ -98,6 +142,12 @@ impl Workload {
 pub trait Case {
     /// Resets the planes and runs once; returns the run's wall time (reset excluded).
     fn run_once(&mut self) -> Duration;
+    /// [`Case::run_once`] across the ranks of an MPI job (collective: every rank calls it;
+    /// the root's planes hold the ensemble and get every result back). The time is the
+    /// root's, scatter and gather included; on other ranks it is their call's.
+    fn run_once_on(&mut self, job: &MpiJob, balance: Balance) -> Result<Duration, MpiError>;
+    /// The last [`Case::run_once_on`]'s merged report (parts per rank, imbalance).
+    fn merged(&self) -> Option<&Merged>;
     /// The card row for a measured median run time (after at least one `run_once`).
     fn row(&self, median_s: f64) -> Row;
 }
@@ -112,6 +162,7 @@ struct Prepared<K: Kernel> {
     steps: Vec<u64>,
     reference: Vec<Vec<K::Real>>,
     report: Option<RunReport>,
+    merged: Option<Merged>,
 }
 
 fn prepare<K: Kernel>(
@@ -119,6 +170,7 @@ fn prepare<K: Kernel>(
     arm: Arm,
     mut e: Ensemble<K>,
     host: HostConfig,
+    by_lifetime: bool,
 ) -> Result<Box<dyn Case>, Error>
 where
     K::Real: HostReal,
@@ -129,7 +181,14 @@ where
     let flops_per_step = flops_per_step::<K>(&ins, &e.params, &muts);
     // The baseline's result is the reference every arm is checked against, and the steps it
     // takes per sample are the ensemble's useful work.
-    let steps = e.baseline(MAX_STEPS);
+    let mut steps = e.baseline(MAX_STEPS);
+    if by_lifetime {
+        let mut order: Vec<usize> = (0..steps.len()).collect();
+        order.sort_by_key(|&i| steps[i]);
+        // The baseline's results and lifetimes move with their samples.
+        e.permute(&order);
+        steps = order.iter().map(|&i| steps[i]).collect();
+    }
     let reference = e.muts.clone();
     let choice = if arm.team() == "device" {
         TeamChoice::Device
@@ -146,6 +205,7 @@ where
         steps,
         reference,
         report: None,
+        merged: None,
     }))
 }
 
@@ -163,6 +223,34 @@ where
             self.report = Some(self.e.run(&self.deployed, options).expect("card run"));
         }
         t0.elapsed()
+    }
+
+    fn run_once_on(&mut self, job: &MpiJob, balance: Balance) -> Result<Duration, MpiError> {
+        let fleet = Fleet::from_deployed(vec![self.deployed.clone()]);
+        let options = options(self.workload, self.arm);
+        let verdict = match self.arm {
+            Arm::RayonScalar => Err(format!(
+                "arm `{}` does not run across ranks (it has no runner)",
+                self.arm.name()
+            )),
+            _ => Ok(()),
+        };
+        job.agree(verdict)?;
+        self.e.reset();
+        let t0 = Instant::now();
+        let run = if job.is_root() {
+            job.run_root(&fleet, &options, balance, self.e.planes())?
+        } else {
+            job.run_other(&fleet, &options, balance)?
+        };
+        let t = t0.elapsed();
+        self.report = Some(run.merged.report.clone());
+        self.merged = Some(run.merged);
+        Ok(t)
+    }
+
+    fn merged(&self) -> Option<&Merged> {
+        self.merged.as_ref()
     }
 
     fn row(&self, median_s: f64) -> Row {

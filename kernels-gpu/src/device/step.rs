@@ -6,7 +6,7 @@ use crate::lane::{Lane, Real};
 use crate::save::{SaveTarget, SlotIds};
 
 /// The save target of a step launch from the entry's `save_*` parameters (see
-/// [`StepLaunch::save`](super::StepLaunch)): the global step count is read from device memory
+/// [`SaveLaunch`](super::SaveLaunch)): the global step count is read from device memory
 /// (`step0`), so a captured graph replays with the current one. Null `data`: no saving.
 ///
 /// # Safety
@@ -68,11 +68,8 @@ pub unsafe fn step_thread<K: Kernel>(
     } else {
         SlotIds::Narrow(save_ids)
     };
-    if i < n as usize
-        && unsafe { run_sample::<K>(i, k, ins, params, muts, terminated, save, ids).0 }
-    {
-        unsafe { count_one(active) };
-    }
+    let run = |s| unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, ids).0 };
+    unsafe { step_slot(i, n, |i| i, run, active) }
 }
 
 /// The body of the generated entry `hawk_<name>_indexed`: thread `i` of a launch over
@@ -96,13 +93,29 @@ pub unsafe fn step_indexed_thread<K: Kernel>(
 ) where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
-    if i < n_active as usize {
-        let s = unsafe { *idx.add(i) } as usize;
-        // The index list names caller ids: saved points go to sample `s`.
-        let saved =
-            unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, SlotIds::Same) };
-        if saved.0 {
-            unsafe { count_one(active) };
-        }
+    let sample = |i| unsafe { *idx.add(i) } as usize;
+    // The index list names caller ids: saved points go to sample `s` itself.
+    let same = SlotIds::Same;
+    let run = |s| unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, same).0 };
+    unsafe { step_slot(i, n_active, sample, run, active) }
+}
+
+/// The body of both step entries, given how thread `i` finds its sample: thread `i < slots`
+/// runs sample `sample(i)` (`run` advances it and says whether it is still running) and,
+/// if it is still running, counts it into `active`.
+///
+/// # Safety
+/// `sample` must give an index `run` may use for every `i < slots`; `active` as in
+/// [`count_one`].
+#[inline(always)]
+unsafe fn step_slot(
+    i: usize,
+    slots: u32,
+    sample: impl FnOnce(usize) -> usize,
+    run: impl FnOnce(usize) -> bool,
+    active: *mut u32,
+) {
+    if i < slots as usize && run(sample(i)) {
+        unsafe { count_one(active) };
     }
 }

@@ -74,6 +74,7 @@ impl<'a> Module<'a> {
 
 /// How a team's module was obtained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ModuleSource {
     /// The host team: no module.
     #[default]

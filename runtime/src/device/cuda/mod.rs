@@ -41,6 +41,15 @@ pub(crate) fn unavailable_reason() -> Option<String> {
     }
 }
 
+/// CUDA GPUs the driver reports (0 without a driver or a GPU). Never panics: the driver
+/// library is looked for before it is touched.
+pub(crate) fn gpu_count() -> usize {
+    if unavailable_reason().is_some() {
+        return 0;
+    }
+    result::device::get_count().map_or(0, |c| c.max(0) as usize)
+}
+
 /// The driver's CUDA version as `major * 1000 + minor * 10` (12030 for 12.3).
 pub(crate) fn driver_version() -> Result<i32, Error> {
     let mut v = 0;
@@ -71,10 +80,21 @@ impl CudaTeam {
     /// architecture is the GPU's, else a cached or freshly JIT-compiled image of the PTX
     /// (see `startup::obtain`). Call only when [`unavailable_reason`] is `None`.
     pub(crate) fn new(module: &Module<'_>) -> Result<Self, Error> {
+        Self::new_on(0, module)
+    }
+
+    /// [`CudaTeam::new`] on GPU `ordinal` (0-based, as the driver counts them).
+    pub(crate) fn new_on(ordinal: usize, module: &Module<'_>) -> Result<Self, Error> {
         if let Some(r) = unavailable_reason() {
             return Err(Error::DeviceUnavailable(r));
         }
-        let ctx = CudaContext::new(0).map_err(|e| dev_err("creating a CUDA context", e))?;
+        let count = gpu_count();
+        if ordinal >= count {
+            return Err(Error::DeviceUnavailable(format!(
+                "no GPU {ordinal}: the CUDA driver reports {count}"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| dev_err("creating a CUDA context", e))?;
         // Raw allocations only, but graphs must not see cudarc's event bookkeeping.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx

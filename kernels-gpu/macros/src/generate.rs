@@ -1,0 +1,375 @@
+//! The generate step: a [`KernelDef`] becomes the generic function, the kernel type and its
+//! `Kernel` impl, the typed planes struct, and the two GPU entries (`hawk_<name>`,
+//! `hawk_<name>_indexed`, each one `device_entry!` and its `StepEntry` impl). Every path
+//! it emits starts with the `crate` setting.
+
+use crate::parse::{Arg, KernelDef, Role};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+/// Everything `#[kernel]` generates for `k`.
+pub fn generate(k: &KernelDef) -> TokenStream {
+    let names = Names::of(k);
+    let mut out = generic_fn(k);
+    out.extend(types(k, &names));
+    out.extend(kernel_impl(k, &names));
+    out.extend(step_entry(k, &names, false));
+    out.extend(step_entry(k, &names, true));
+    out
+}
+
+/// The names of what is generated for kernel `oscillator`.
+struct Names {
+    /// The kernel type: `Oscillator`.
+    kernel: Ident,
+    /// The planes struct: `OscillatorPlanes`.
+    planes: Ident,
+    /// The plain entry's symbol: `hawk_oscillator` (the indexed one adds `_indexed`).
+    entry: String,
+    /// The plain entry's argument struct: `__HawkOscillatorStep`.
+    step: Ident,
+    /// The indexed entry's argument struct: `__HawkOscillatorStepIndexed`.
+    step_indexed: Ident,
+}
+
+impl Names {
+    /// The names for kernel `k`.
+    fn of(k: &KernelDef) -> Self {
+        let kernel = format_ident!("{}", camel(&k.name.to_string()));
+        Names {
+            planes: format_ident!("{}Planes", kernel),
+            entry: format!("hawk_{}", k.name),
+            step: format_ident!("__Hawk{}Step", kernel),
+            step_indexed: format_ident!("__Hawk{}StepIndexed", kernel),
+            kernel,
+        }
+    }
+}
+
+/// `snake_case` -> `CamelCase`.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The step function itself, generic over the lane: `Param` becomes the lane, `Terminated`
+/// and `Failed` its mask.
+fn generic_fn(k: &KernelDef) -> TokenStream {
+    let (hawk, real) = (&k.settings.krate, &k.settings.real);
+    let sig_args = k.args.iter().map(|a| {
+        let n = &a.name;
+        match a.role {
+            Role::In | Role::Param | Role::NextSave => quote!(#n: Scalar),
+            Role::Mut => quote!(#n: &mut Scalar),
+            Role::Terminated | Role::Failed => quote!(#n: &mut <Scalar as #hawk::Lane>::Mask),
+        }
+    });
+    let (attrs, vis, fname, body) = (&k.attrs, &k.vis, &k.name, &k.body);
+    quote! {
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        #vis fn #fname<Scalar: #hawk::Lane<Elem = #real>>(#(#sig_args),*) #body
+    }
+}
+
+/// The kernel type, the planes struct (one field per plane) and its `PlaneSource` impl.
+fn types(k: &KernelDef, names: &Names) -> TokenStream {
+    let (hawk, real, vis) = (&k.settings.krate, &k.settings.real, &k.vis);
+    let (kty, pty) = (&names.kernel, &names.planes);
+    let fields = k.planes().map(|a| {
+        let n = &a.name;
+        let doc = format!("Plane `{n}`.");
+        match a.role {
+            Role::In => quote!(#[doc = #doc] pub #n: &'a [#real]),
+            Role::Mut => quote!(#[doc = #doc] pub #n: &'a mut [#real]),
+            _ => quote!(#[doc = #doc] pub #n: #real),
+        }
+    });
+    let visits = k.planes().map(|a| {
+        let n = &a.name;
+        let s = n.to_string();
+        match a.role {
+            Role::In => quote!(v.input(#s, self.#n);),
+            Role::Mut => quote!(v.mutable(#s, self.#n);),
+            _ => quote!(v.param(#s, self.#n);),
+        }
+    });
+    let fname_s = k.name.to_string();
+    let kdoc = format!("The hawk kernel `{fname_s}` (element type `{real}`): pass it to `deploy`.");
+    let pdoc = format!("The planes of kernel `{fname_s}`, one field per argument.");
+    quote! {
+        #[doc = #kdoc]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #vis struct #kty;
+
+        #[doc = #pdoc]
+        #vis struct #pty<'a> {
+            #(#fields,)*
+        }
+
+        impl<'a> #hawk::PlaneSource<'a, #real> for #pty<'a> {
+            fn visit(self, v: &mut impl #hawk::PlaneVisitor<'a, #real>) {
+                #(#visits)*
+            }
+        }
+    }
+}
+
+/// `impl Kernel`: name, planes, steps, entries, and `step` (with `step_or_fail` when the
+/// kernel takes a `&mut Failed`).
+fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
+    let (hawk, real) = (&k.settings.krate, &k.settings.real);
+    let (kty, pty, entry) = (&names.kernel, &names.planes, &names.entry);
+    let (step_ty, step_idx_ty) = (&names.step, &names.step_indexed);
+    let (n_in, n_par, n_mut) = counts(k);
+    let steps = match k.settings.steps {
+        None => quote!(#hawk::Steps::Auto),
+        Some(k) => quote!(#hawk::Steps::Fixed(#k)),
+    };
+    let fname_s = k.name.to_string();
+    let specs = k.planes().map(|a| {
+        let n = a.name.to_string();
+        let r = match a.role {
+            Role::In => quote!(#hawk::Role::In),
+            Role::Mut => quote!(#hawk::Role::Mut),
+            _ => quote!(#hawk::Role::Param),
+        };
+        quote!(#hawk::PlaneSpec { name: #n, role: #r })
+    });
+    let step_fns = step_fns(k);
+    let time = k.settings.time.as_ref().map(|t| {
+        let ts = t.to_string();
+        quote!(const TIME: Option<&'static str> = Some(#ts);)
+    });
+    quote! {
+        impl #hawk::Kernel for #kty {
+            type Real = #real;
+            type Ins<L: #hawk::Lane<Elem = #real>> = [L; #n_in];
+            type Params<L: #hawk::Lane<Elem = #real>> = [L; #n_par];
+            type Muts<L: #hawk::Lane<Elem = #real>> = [L; #n_mut];
+            type Planes<'a> = #pty<'a>;
+            const NAME: &'static str = #fname_s;
+            const PLANES: &'static [#hawk::PlaneSpec] = &[#(#specs),*];
+            const STEPS: #hawk::Steps = #steps;
+            const ENTRY: &'static str = #entry;
+            type Step = #step_ty;
+            type StepIndexed = #step_idx_ty;
+            #time
+            #step_fns
+        }
+    }
+}
+
+/// How many `In`, `Param` and `Mut` planes the kernel has.
+fn counts(k: &KernelDef) -> (usize, usize, usize) {
+    (
+        k.of(Role::In).count(),
+        k.of(Role::Param).count(),
+        k.of(Role::Mut).count(),
+    )
+}
+
+/// `Kernel::step` (and `step_or_fail`): calls the generic function with each argument
+/// taken from its role's array, in the declared order.
+fn step_fns(k: &KernelDef) -> TokenStream {
+    let (hawk, real, fname) = (&k.settings.krate, &k.settings.real, &k.name);
+    let (n_in, n_par, n_mut) = counts(k);
+    let mut_binds: Vec<Ident> = (0..n_mut).map(|j| format_ident!("__m{}", j)).collect();
+    let call_args = k.args.iter().map(|a| {
+        let j = a.index;
+        match a.role {
+            Role::In => quote!(ins[#j]),
+            Role::Param => quote!(params[#j]),
+            Role::Mut => {
+                let b = &mut_binds[j];
+                quote!(#b)
+            }
+            Role::Terminated => quote!(terminated),
+            Role::Failed => quote!(&mut __failed),
+            Role::NextSave => quote!(next_save),
+        }
+    });
+    // `step`'s lane and parameters (`step_or_fail` adds `failed`).
+    let params = quote! {
+        ins: &[L; #n_in],
+        params: &[L; #n_par],
+        muts: &mut [L; #n_mut],
+        terminated: &mut L::Mask,
+    };
+    let lane = quote!(L: #hawk::Lane<Elem = #real>);
+    if k.next_save() {
+        // The body takes each lane's next save time: `step_to` is the step; the others
+        // pass `+inf` (no save time ahead).
+        let fails = k.fails().then(|| {
+            quote!(
+                const FAILS: bool = true;
+            )
+        });
+        quote! {
+            #fails
+            const NEXT_SAVE: bool = true;
+            #[inline(always)]
+            fn step<#lane>(#params) {
+                let mut failed = <L::Mask as #hawk::Mask>::splat(false);
+                Self::step_or_fail(ins, params, muts, terminated, &mut failed)
+            }
+            #[inline(always)]
+            fn step_or_fail<#lane>(#params failed: &mut L::Mask,) {
+                let none = L::splat(<#real as #hawk::Real>::from_f64(f64::INFINITY));
+                Self::step_to(ins, params, muts, terminated, failed, none)
+            }
+            #[inline(always)]
+            #[allow(unused_variables, unused_mut)]
+            fn step_to<#lane>(#params failed: &mut L::Mask, next_save: L,) {
+                let [#(#mut_binds),*] = muts;
+                let mut __failed = <L::Mask as #hawk::Mask>::splat(false);
+                #fname::<L>(#(#call_args),*);
+                *failed |= __failed;
+            }
+        }
+    } else if k.fails() {
+        quote! {
+            const FAILS: bool = true;
+            #[inline(always)]
+            fn step<#lane>(#params) {
+                let mut failed = <L::Mask as #hawk::Mask>::splat(false);
+                Self::step_or_fail(ins, params, muts, terminated, &mut failed)
+            }
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn step_or_fail<#lane>(#params failed: &mut L::Mask,) {
+                let [#(#mut_binds),*] = muts;
+                let mut __failed = <L::Mask as #hawk::Mask>::splat(false);
+                #fname::<L>(#(#call_args),*);
+                *failed |= __failed;
+            }
+        }
+    } else {
+        quote! {
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn step<#lane>(#params) {
+                let [#(#mut_binds),*] = muts;
+                #fname::<L>(#(#call_args),*)
+            }
+        }
+    }
+}
+
+/// One GPU entry, the plain one (`hawk_<name>`) or the one over an index list
+/// (`hawk_<name>_indexed`, with its `ids` parameter after `k`): its one description
+/// (`device_entry!`: the launch side builds it from a `StepLaunch` by role and index, the
+/// entry takes its fields, the body reads them) and its `StepEntry` impl.
+fn step_entry(k: &KernelDef, names: &Names, indexed: bool) -> TokenStream {
+    let (hawk, real, vis) = (&k.settings.krate, &k.settings.real, &k.vis);
+    let kty = &names.kernel;
+    let fname_s = k.name.to_string();
+    let plane_field = |a: &Arg| format_ident!("plane_{}", a.name);
+    let plane_fields = k.planes().map(|a| {
+        let f = plane_field(a);
+        match a.role {
+            Role::In => quote!(#f: *const #real),
+            Role::Mut => quote!(#f: *mut #real),
+            _ => quote!(#f: #real),
+        }
+    });
+    let plane_inits = k.planes().map(|a| {
+        let (f, j) = (plane_field(a), a.index);
+        match a.role {
+            Role::In => quote!(#f: #hawk::device::address(l.ins[#j])),
+            Role::Mut => quote!(#f: #hawk::device::address(l.muts[#j])),
+            _ => quote!(#f: l.params[#j]),
+        }
+    });
+    let ins_f = k.of(Role::In).map(plane_field);
+    let par_f = k.of(Role::Param).map(plane_field);
+    let mut_f = k.of(Role::Mut).map(plane_field);
+    let (ty, entry_id, thread, doc) = if indexed {
+        (
+            &names.step_indexed,
+            format_ident!("{}_indexed", names.entry),
+            quote!(step_indexed_thread),
+            format!(
+                "GPU entry of kernel `{fname_s}` over an index list: thread `i < n` advances \
+                 sample `ids[i]` by up to `k` steps and counts it into `active` if still running."
+            ),
+        )
+    } else {
+        (
+            &names.step,
+            format_ident!("{}", names.entry),
+            quote!(step_thread),
+            format!(
+                "GPU entry of kernel `{fname_s}`: advances samples `0..n` by up to `k` steps, \
+                 one per thread, and counts the samples still active into `active`."
+            ),
+        )
+    };
+    // Only the indexed entry has the index list (nothing in the plain one's place).
+    let ids_field = indexed.then(|| quote!(ids: *const u32,));
+    let ids_arg = indexed.then(|| quote!(a.ids,));
+    let ids_init = indexed.then(|| quote!(ids: #hawk::device::address(l.ids),));
+    // Save points (hawk::save): the same parameters on both step entries (`save_ids` is 0
+    // for the indexed one, whose index list already names caller ids).
+    let save_fields = quote! {
+        save_data: *mut #real, save_status: *mut u8, save_times: *const #real,
+        save_ids: *const u32, save_step0: *const u64, save_every: u32, save_points: u32,
+        save_n: u32, save_planes: u32, save_time: u32,
+    };
+    let save_target = quote! {
+        &#hawk::device::save_target::<#real>(
+            a.save_data, a.save_status, a.save_times, a.save_step0, a.save_every,
+            a.save_points, a.save_n, a.save_planes, a.save_time,
+        )
+    };
+    let save_ids_arg = (!indexed).then(|| quote!(a.save_ids,));
+    let save_inits = quote! {
+        save_data: #hawk::device::address(l.save.data),
+        save_status: #hawk::device::address(l.save.status),
+        save_times: #hawk::device::address(l.save.times),
+        save_ids: #hawk::device::address(l.save.ids),
+        save_step0: #hawk::device::address(l.save.step0),
+        save_every: l.save.every,
+        save_points: l.save.points,
+        save_n: l.save.n,
+        save_planes: l.save.planes,
+        save_time: l.save.time,
+    };
+    quote! {
+        #hawk::device_entry! {
+            #[doc = #doc]
+            #[doc(hidden)]
+            #vis #ty => #entry_id {
+                n: u32, k: u32, #ids_field #(#plane_fields,)* terminated: *mut u8,
+                active: *mut u32, #save_fields
+            }
+            |a, i| {
+                #hawk::device::#thread::<#kty>(
+                    i, a.n, a.k, #ids_arg &[#(a.#ins_f),*], &[#(a.#par_f),*],
+                    &[#(a.#mut_f),*], a.terminated, a.active, #save_target, #save_ids_arg
+                )
+            }
+        }
+
+        impl #hawk::device::StepEntry<#real> for #ty {
+            #[inline]
+            fn new(l: &#hawk::device::StepLaunch<'_, #real>) -> Self {
+                Self {
+                    n: l.slots, k: l.k, #ids_init #(#plane_inits,)*
+                    terminated: #hawk::device::address(l.terminated),
+                    active: #hawk::device::address(l.active),
+                    #save_inits
+                }
+            }
+        }
+    }
+}

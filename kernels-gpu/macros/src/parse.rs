@@ -1,0 +1,329 @@
+//! The parse step: `#[kernel(...)]`'s settings and the step function become a
+//! [`KernelDef`], the one description the generate step reads. Every authoring mistake in
+//! the settings, the signature and (through `checks`) the body is an error here, at the
+//! offending code.
+
+use crate::checks;
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Block, Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, Path, Token, Type, Visibility,
+};
+
+/// What an argument of the step function is, from its type.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Role {
+    /// `Scalar`: a read-only per-sample plane.
+    In,
+    /// `&mut Scalar`: a per-sample plane the kernel advances.
+    Mut,
+    /// `Param`: one value for all samples.
+    Param,
+    /// `&mut Terminated`: the done flag.
+    Terminated,
+    /// `&mut Failed`: the optional failure flag.
+    Failed,
+    /// `NextSave`: each lane's next save time, supplied by the runtime (`+inf` when none).
+    NextSave,
+}
+
+impl Role {
+    /// A plane (given by the caller), not one of the per-sample flags or runtime values.
+    pub fn is_plane(self) -> bool {
+        !matches!(self, Role::Terminated | Role::Failed | Role::NextSave)
+    }
+}
+
+/// One argument of the step function.
+pub struct Arg {
+    /// Its name (the plane's name).
+    pub name: Ident,
+    /// Its role.
+    pub role: Role,
+    /// Its position among the arguments of its role (where `Kernel::step` and the GPU
+    /// entries find it in their per-role arrays).
+    pub index: usize,
+}
+
+/// The settings of `#[kernel(...)]`.
+pub struct Settings {
+    /// `None`: `Steps::Auto`; `Some(k)`: `Steps::Fixed(k)`.
+    pub steps: Option<u32>,
+    /// The element type of every plane (`f64` or `f32`).
+    pub real: Ident,
+    /// Where `hawk` is for the crate using the macro (`crate = eagle::hawk`); every path the
+    /// macro emits starts with it.
+    pub krate: Path,
+    /// `time = t`: the kernel's time plane (a `&mut Scalar` argument).
+    pub time: Option<Ident>,
+}
+
+/// A kernel as its attribute and step function describe it: everything the generate step
+/// needs, already checked.
+pub struct KernelDef {
+    /// The function's own attributes (docs, lints), kept on the generic function.
+    pub attrs: Vec<Attribute>,
+    /// The function's visibility, given to everything generated.
+    pub vis: Visibility,
+    /// The function's name, the kernel's name.
+    pub name: Ident,
+    /// Every argument, in declaration order.
+    pub args: Vec<Arg>,
+    /// The body as written.
+    pub body: Box<Block>,
+    /// The attribute's settings.
+    pub settings: Settings,
+}
+
+impl KernelDef {
+    /// The arguments of `role`, in declaration order.
+    pub fn of(&self, role: Role) -> impl Iterator<Item = &Arg> {
+        self.args.iter().filter(move |a| a.role == role)
+    }
+
+    /// The planes (every argument but the flags), in declaration order.
+    pub fn planes(&self) -> impl Iterator<Item = &Arg> {
+        self.args.iter().filter(|a| a.role.is_plane())
+    }
+
+    /// Whether the kernel takes a `&mut Failed` flag.
+    pub fn fails(&self) -> bool {
+        self.of(Role::Failed).next().is_some()
+    }
+
+    /// Whether the kernel takes a `NextSave` argument.
+    pub fn next_save(&self) -> bool {
+        self.of(Role::NextSave).next().is_some()
+    }
+}
+
+/// Parses `#[kernel(attr)]` on `item` and checks the settings, the signature and the body.
+pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
+    let settings = parse_settings(attr)?;
+    let f: ItemFn = syn::parse2(item)?;
+    if !f.sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            f.sig.generics.span(),
+            "a kernel is not generic itself: #[kernel] makes it generic over the lane type",
+        ));
+    }
+    let args = parse_args(&f)?;
+    if let Some(t) = &settings.time
+        && !args.iter().any(|a| a.role == Role::Mut && a.name == *t)
+    {
+        return Err(syn::Error::new(
+            t.span(),
+            format!("`time = {t}` must name one of the kernel's `&mut Scalar` planes"),
+        ));
+    }
+    let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
+    checks::check_body(&f.block, &names)?;
+    Ok(KernelDef {
+        attrs: f.attrs,
+        vis: f.vis,
+        name: f.sig.ident,
+        args,
+        body: f.block,
+        settings,
+    })
+}
+
+fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
+    let mut s = Settings {
+        steps: None,
+        real: Ident::new("f64", Span::call_site()),
+        krate: syn::parse_quote!(::hawk),
+        time: None,
+    };
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
+    for m in metas {
+        let nv = match m {
+            Meta::NameValue(nv) => nv,
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    "expected `steps = \"auto\"`, `steps = <k>`, `real = \"f64\" | \"f32\"` \
+                     or `crate = <path to hawk>`",
+                ));
+            }
+        };
+        let key = nv
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        if key == "crate" {
+            s.krate = crate_path(&nv.value)?;
+            continue;
+        }
+        if key == "time" {
+            s.time = Some(time_plane(&nv.value)?);
+            continue;
+        }
+        // A literal passed through `macro_rules!` (`real = $real`) arrives in a group.
+        let mut value = &nv.value;
+        while let Expr::Group(g) = value {
+            value = &g.expr;
+        }
+        let lit = match value {
+            Expr::Lit(l) => l.lit.clone(),
+            v => return Err(syn::Error::new(v.span(), "expected a literal")),
+        };
+        match (key.as_str(), lit) {
+            ("steps", Lit::Str(s2)) if s2.value() == "auto" => {}
+            ("steps", Lit::Int(i)) => {
+                let k: u32 = i.base10_parse()?;
+                if k == 0 {
+                    return Err(syn::Error::new(i.span(), "steps must be at least 1"));
+                }
+                s.steps = Some(k);
+            }
+            ("real", Lit::Str(r)) if r.value() == "f64" || r.value() == "f32" => {
+                s.real = Ident::new(&r.value(), r.span());
+            }
+            (_, l) => {
+                return Err(syn::Error::new(
+                    l.span(),
+                    "unknown setting: write `steps = \"auto\"`, `steps = 64`, `real = \"f32\"` \
+                     or `crate = eagle::hawk`",
+                ));
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// The value of `time = ...`: the time plane's name (`time = t` or `time = "t"`).
+fn time_plane(v: &Expr) -> syn::Result<Ident> {
+    let name = match v {
+        Expr::Path(p) => p.path.get_ident().cloned(),
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => s.parse::<Ident>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    name.ok_or_else(|| {
+        syn::Error::new(
+            v.span(),
+            "`time` names the kernel's time plane, e.g. `time = t`",
+        )
+    })
+}
+
+/// The value of `crate = ...`: a path (`eagle::hawk`), or one in a string (`"eagle::hawk"`,
+/// as serde's `crate` takes it).
+fn crate_path(v: &Expr) -> syn::Result<Path> {
+    let bad = |span| {
+        syn::Error::new(
+            span,
+            "`crate` takes the path to hawk as this crate sees it, e.g. `crate = eagle::hawk`",
+        )
+    };
+    match v {
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Ok(p.path.clone()),
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => s.parse::<Path>().map_err(|_| bad(s.span())),
+            other => Err(bad(other.span())),
+        },
+        other => Err(bad(other.span())),
+    }
+}
+
+fn role_of(ty: &Type) -> Option<Role> {
+    let path_name = |t: &Type| match t {
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    match ty {
+        Type::Reference(r) if r.mutability.is_some() => match path_name(&r.elem)?.as_str() {
+            "Scalar" => Some(Role::Mut),
+            "Terminated" => Some(Role::Terminated),
+            "Failed" => Some(Role::Failed),
+            _ => None,
+        },
+        t => match path_name(t)?.as_str() {
+            "Scalar" => Some(Role::In),
+            "Param" => Some(Role::Param),
+            "NextSave" => Some(Role::NextSave),
+            _ => None,
+        },
+    }
+}
+
+fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
+    let mut args: Vec<Arg> = Vec::new();
+    for input in &f.sig.inputs {
+        let FnArg::Typed(pt) = input else {
+            return Err(syn::Error::new(input.span(), "a kernel takes no `self`"));
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            return Err(syn::Error::new(
+                pt.pat.span(),
+                "kernel arguments must be plain names (they name the planes)",
+            ));
+        };
+        let Some(role) = role_of(&pt.ty) else {
+            return Err(syn::Error::new(
+                pt.ty.span(),
+                "unsupported kernel argument type: write `Scalar` (per-sample input), \
+                 `&mut Scalar` (per-sample state), `Param` (one value for all samples), \
+                 `&mut Terminated` (the done flag), `&mut Failed` (the optional failure flag) \
+                 or `NextSave` (the next save time, for adaptive steps)",
+            ));
+        };
+        let name = pi.ident.clone();
+        if args.iter().any(|a| a.name == name) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!(
+                    "two planes named `{name}`: each argument names one plane, \
+                     so give every argument its own name"
+                ),
+            ));
+        }
+        let index = args.iter().filter(|a| a.role == role).count();
+        args.push(Arg { name, role, index });
+    }
+    match args.iter().filter(|a| a.role == Role::Terminated).count() {
+        1 => {}
+        0 => {
+            return Err(syn::Error::new(
+                f.sig.paren_token.span.join(),
+                "a kernel needs one `terminated: &mut Terminated` argument: set it when the \
+                 sample is done (e.g. `*terminated = t.simd_ge(t_end);`)",
+            ));
+        }
+        _ => {
+            let second = args.iter().filter(|a| a.role == Role::Terminated).nth(1);
+            return Err(syn::Error::new(
+                second.map_or(f.sig.paren_token.span.join(), |a| a.name.span()),
+                "a kernel takes exactly one `&mut Terminated` (one done flag per sample): \
+                 combine conditions into it with masks (`*terminated = a | b;`)",
+            ));
+        }
+    }
+    if let Some(second) = args.iter().filter(|a| a.role == Role::Failed).nth(1) {
+        return Err(syn::Error::new(
+            second.name.span(),
+            "a kernel takes at most one `&mut Failed` (one failure flag per sample): \
+             combine conditions into it with masks (`*failed = a | b;`)",
+        ));
+    }
+    if let Some(second) = args.iter().filter(|a| a.role == Role::NextSave).nth(1) {
+        return Err(syn::Error::new(
+            second.name.span(),
+            "a kernel takes at most one `NextSave` (each lane's next save time)",
+        ));
+    }
+    if !args.iter().any(|a| a.role == Role::Mut) {
+        return Err(syn::Error::new(
+            f.sig.paren_token.span.join(),
+            "a kernel needs at least one `&mut Scalar` state plane (e.g. `x: &mut Scalar`): \
+             it is what the kernel advances",
+        ));
+    }
+    Ok(args)
+}

@@ -51,6 +51,7 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     for line in [
         "module `vdp_kernels` for sm_90",
         "host team == emulated device: bit for bit, 2000 samples",
+        "saved points at t = 1..5: on the times exactly, host == emulated device",
         "with the built-in module: kernel `van_der_pol` cannot run from GPU module `hawk`: it \
          lacks the entries hawk_van_der_pol, hawk_van_der_pol_indexed",
         "best team: ",

@@ -2,7 +2,7 @@
 //! emulated device from the crate's own GPU module (bit for bit the same), and refused with
 //! a typed error when deployed with a module that lacks the kernel (eagle's built-in one).
 
-use eagle::{Deployed, Error, Module, Options, TeamChoice};
+use eagle::{Deployed, Error, Module, Options, SaveAt, TeamChoice};
 use vdp_kernels::{VanDerPol, VanDerPolPlanes};
 
 /// The sweep's state planes after a run.
@@ -12,6 +12,9 @@ struct Sweep {
     v: Vec<f64>,
     t: Vec<f64>,
     accepted: Vec<f64>,
+    /// x and t saved at t = 1, 2, 3, 4, 5 (the kernel lands on each exactly), point major.
+    saved_x: Vec<f64>,
+    saved_t: Vec<f64>,
 }
 
 /// Runs `n` oscillators, mu in [0.5, 5], from (2, 0) to t = 5 at rtol = atol = `tol`.
@@ -49,12 +52,24 @@ fn run_on(deployed: &Deployed<VanDerPol>, n: usize, tol: f64) -> Result<(Sweep, 
         accepted: &mut accepted,
         rejected: &mut rejected,
     };
-    let mut runner = eagle::until_done_with(deployed, Options::new(100_000), planes)?;
+    let save = SaveAt::times(&[1.0, 2.0, 3.0, 4.0, 5.0]).planes(&["x", "t"]);
+    let options = Options::new(100_000).save(save);
+    let mut runner = eagle::until_done_with(deployed, options, planes)?;
     let report = runner.run()?;
     runner.to_host()?;
+    let traj = runner.trajectory().expect("saving");
+    let (saved_x, saved_t) = (traj.plane("x")?.to_vec(), traj.plane("t")?.to_vec());
     drop(runner);
     assert!(report.done(), "every oscillator reaches t_end: {report}");
-    Ok((Sweep { x, v, t, accepted }, format!("{team}: {report}")))
+    let sweep = Sweep {
+        x,
+        v,
+        t,
+        accepted,
+        saved_x,
+        saved_t,
+    };
+    Ok((sweep, format!("{team}: {report}")))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -96,6 +111,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "every sample lands on t_end"
     );
     println!("host team == emulated device: bit for bit, {n} samples");
+    assert!(
+        same_bits(&host.saved_x, &emulated.saved_x) && same_bits(&host.saved_t, &emulated.saved_t),
+        "the emulated device saved other points than the host team"
+    );
+    let on_times = (0..5).all(|j| {
+        host.saved_t[j * n..(j + 1) * n]
+            .iter()
+            .all(|&t| t == (j + 1) as f64)
+    });
+    assert!(on_times, "every saved point lands on its time");
+    println!("saved points at t = 1..5: on the times exactly, host == emulated device");
     let steps: f64 = host.accepted.iter().sum();
     println!(
         "accepted steps: {steps} in all, x(5) at mu = 0.5: {:.9}",

@@ -37,7 +37,14 @@ pub fn van_der_pol(
         rejected: *rejected,
     };
     let settings = Settings { rtol, atol, t_end };
-    let out = adaptive_step_to(&f, &TSIT5, &mut s, &settings, &StepControl::DEFAULT, next_save);
+    let out = adaptive_step_to(
+        &f,
+        &TSIT5,
+        &mut s,
+        &settings,
+        &StepControl::DEFAULT,
+        next_save,
+    );
     *x = s.y[0];
     *v = s.y[1];
     *t = s.t;

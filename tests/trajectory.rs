@@ -31,7 +31,7 @@ fn saved_points_equal_runs_stopped_there_at_every_lane_width() {
     let stopped = stopped_runs(&start, m, max_steps);
     // The check can fail: some points are past some samples' ends, some are not.
     let last = &stopped.last().unwrap().1;
-    assert!(last.iter().any(|s| *s == eagle::Status::Finished));
+    assert!(last.contains(&eagle::Status::Finished));
     assert!(last.iter().any(|s| *s != eagle::Status::Finished));
     for lanes in LANE_WIDTHS {
         for steps in [Steps::Auto, Steps::Fixed(50)] {

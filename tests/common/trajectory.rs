@@ -65,10 +65,10 @@ pub fn assert_matches_stopped(traj: &Trajectory<f64>, stopped: &[(Ens, Vec<Statu
                 want[bad.unwrap()]
             );
         }
-        for i in 0..n {
+        for (i, &s) in status.iter().enumerate() {
             assert_eq!(
                 traj.status(i, j),
-                point_status(status[i]),
+                point_status(s),
                 "{what}: point {j} sample {i}"
             );
         }

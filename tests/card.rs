@@ -1,5 +1,6 @@
 //! The card's workloads on every host arm give exactly the baseline's final states (the
-//! plain rayon + scalar loop), and the card's bookkeeping is consistent.
+//! plain rayon + scalar loop; for the pendulum, whose scalar arm calls std's `sin`/`cos`,
+//! close to them), and the card's bookkeeping is consistent.
 
 use eagle::HostConfig;
 use eagle::hawk::builtin::{LorenzRk4, Oscillator};
@@ -19,7 +20,22 @@ fn every_workload_and_host_arm_matches_the_baseline_bit_for_bit() {
                 let t = case.run_once();
                 let row = case.row(t.as_secs_f64().max(1e-9));
                 let what = format!("{} / {} / {lanes} lanes", w.name(), arm.name());
-                assert_eq!(row.max_rel_diff_vs_baseline, 0.0, "{what}");
+                let std_math = arm == Arm::RayonScalar
+                    && matches!(w, Workload::PendulumRk4F64 | Workload::PendulumRk4F32);
+                if std_math {
+                    // The pendulum's scalar arm calls std's sin/cos (another algorithm): close
+                    // to hawk::math's results (a chaotic system amplifies the last bits), not
+                    // equal.
+                    let tol = if w == Workload::PendulumRk4F64 {
+                        1e-8
+                    } else {
+                        5e-2
+                    };
+                    let d = row.max_rel_diff_vs_baseline;
+                    assert!(d < tol, "{what}: {d} from std's math");
+                } else {
+                    assert_eq!(row.max_rel_diff_vs_baseline, 0.0, "{what}");
+                }
                 assert_eq!(row.n, 203, "{what}");
                 assert!(row.useful_sample_steps >= 203, "{what}");
                 assert!(row.flops_per_step > 0, "{what}");

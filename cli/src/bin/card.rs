@@ -15,7 +15,7 @@ use std::process::ExitCode;
 #[command(version, about)]
 struct Args {
     /// Workload: oscillator, lorenz-rk4-f64, lorenz-rk4-f32, lorenz-rk78-f64,
-    /// lorenz-rk78-f32 or kepler-rk78.
+    /// lorenz-rk78-f32, kepler-rk78, pendulum-rk4-f64 or pendulum-rk4-f32.
     #[arg(long)]
     workload: String,
     /// Arm: host, host-no-compaction, host-compact-always, host-reorder, rayon-scalar,

@@ -110,6 +110,16 @@ where
     /// (`K::step` on one `f64`/`f32` at a time). Returns the steps each sample took, in the
     /// caller's order: their sum is the useful work of the ensemble.
     pub fn baseline(&mut self, max_steps: u64) -> Vec<u64> {
+        self.baseline_with(max_steps, K::step::<K::Real>)
+    }
+
+    /// [`Ensemble::baseline`] with another scalar step in place of `K::step` (the same
+    /// planes in the same order; `done` as `K::step`'s `terminated`): e.g. the kernel's
+    /// step written with std's math functions.
+    pub fn baseline_with<S>(&mut self, max_steps: u64, step: S) -> Vec<u64>
+    where
+        S: Fn(&K::Ins<K::Real>, &K::Params<K::Real>, &mut K::Muts<K::Real>, &mut bool) + Sync,
+    {
         let (ins, params) = (&self.ins, &self.params);
         let out: Vec<(K::Muts<K::Real>, u64)> = (0..self.len())
             .into_par_iter()
@@ -120,7 +130,7 @@ where
                 let mut done = false;
                 let mut steps = 0;
                 while steps < max_steps && !done {
-                    K::step(&inv, &par, &mut st, &mut done);
+                    step(&inv, &par, &mut st, &mut done);
                     steps += 1;
                 }
                 (st, steps)

@@ -1,6 +1,7 @@
 //! The card's workloads: the seed's oscillator, the Lorenz ensemble (RK4 and Fehlberg 7(8),
-//! f64 and f32) in the community's benchmark setup, and Kepler orbits whose samples live very
-//! different lengths.
+//! f64 and f32) in the community's benchmark setup, Kepler orbits whose samples live very
+//! different lengths, and the driven damped pendulum (RK4, f64 and f32), whose steps call
+//! `sin` and `cos`.
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
@@ -9,8 +10,11 @@ use eagle::{
     Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
 };
 use eagle::{Error, RunReport};
-use hawk::builtin::{KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator};
-use hawk::{Kernel, Real};
+use hawk::builtin::{
+    KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator, PendulumRk4,
+    PendulumRk4F32,
+};
+use hawk::{Kernel, LaneArray, Real};
 use hawk_host::{HostReal, count::flops_per_step};
 use std::time::{Duration, Instant};
 
@@ -31,17 +35,25 @@ pub enum Workload {
     /// (log-uniform; both in random order), Fehlberg 7(8) at rtol = atol = 1e-10: lifetimes
     /// differ by up to 80x.
     Kepler,
+    /// The driven damped pendulum `theta'' + 0.5 theta' + sin(theta) = A cos(omega t)`, A
+    /// in [0.9, 1.5] by omega in [0.5, 1.0] (a grid, A slowest), RK4 at dt = 0.01 to t = 10
+    /// (1,000 steps), f64. Its rayon scalar arm calls std's `sin`/`cos`.
+    PendulumRk4F64,
+    /// The same in f32.
+    PendulumRk4F32,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 6] = [
+    pub const ALL: [Workload; 8] = [
         Workload::Oscillator,
         Workload::LorenzRk4F64,
         Workload::LorenzRk4F32,
         Workload::LorenzRk78F64,
         Workload::LorenzRk78F32,
         Workload::Kepler,
+        Workload::PendulumRk4F64,
+        Workload::PendulumRk4F32,
     ];
 
     /// The workload's name on the card and the command line.
@@ -53,6 +65,8 @@ impl Workload {
             Workload::LorenzRk78F64 => "lorenz-rk78-f64",
             Workload::LorenzRk78F32 => "lorenz-rk78-f32",
             Workload::Kepler => "kepler-rk78",
+            Workload::PendulumRk4F64 => "pendulum-rk4-f64",
+            Workload::PendulumRk4F32 => "pendulum-rk4-f32",
         }
     }
 
@@ -75,6 +89,7 @@ impl Workload {
         match self {
             Workload::Oscillator => "omega",
             Workload::Kepler => "t_end",
+            Workload::PendulumRk4F64 | Workload::PendulumRk4F32 => "amp",
             _ => "rho",
         }
     }
@@ -98,16 +113,26 @@ impl Workload {
     ) -> Result<Box<dyn Case>, Error> {
         let o = by_lifetime;
         match self {
-            Workload::Oscillator => prepare(self, arm, oscillator(n), host, o),
-            Workload::LorenzRk4F64 => prepare(self, arm, lorenz_rk4::<LorenzRk4>(n), host, o),
-            Workload::LorenzRk4F32 => prepare(self, arm, lorenz_rk4::<LorenzRk4F32>(n), host, o),
-            Workload::LorenzRk78F64 => {
-                prepare(self, arm, lorenz_rk78::<LorenzRk78>(n, 1e-8), host, o)
+            Workload::PendulumRk4F64 => {
+                let e = pendulum::<PendulumRk4>(n);
+                Prepared::boxed(self, arm, e, host, o, |e, m| {
+                    e.baseline_with(m, pendulum_std_step::<PendulumRk4>)
+                })
             }
-            Workload::LorenzRk78F32 => {
-                prepare(self, arm, lorenz_rk78::<LorenzRk78F32>(n, 1e-6), host, o)
+            Workload::PendulumRk4F32 => {
+                let e = pendulum::<PendulumRk4F32>(n);
+                Prepared::boxed(self, arm, e, host, o, |e, m| {
+                    e.baseline_with(m, pendulum_std_step::<PendulumRk4F32>)
+                })
             }
-            Workload::Kepler => prepare(self, arm, kepler(n), host, o),
+            _ => self.with_ensemble(
+                n,
+                Prepare {
+                    arm,
+                    host,
+                    by_lifetime,
+                },
+            ),
         }
     }
 }
@@ -134,6 +159,8 @@ impl Workload {
             Workload::LorenzRk78F64 => f.with(self, lorenz_rk78::<LorenzRk78>(n, 1e-8)),
             Workload::LorenzRk78F32 => f.with(self, lorenz_rk78::<LorenzRk78F32>(n, 1e-6)),
             Workload::Kepler => f.with(self, kepler(n)),
+            Workload::PendulumRk4F64 => f.with(self, pendulum::<PendulumRk4>(n)),
+            Workload::PendulumRk4F32 => f.with(self, pendulum::<PendulumRk4F32>(n)),
         }
     }
 }
@@ -152,8 +179,35 @@ pub trait Case {
     fn row(&self, median_s: f64) -> Row;
 }
 
+/// [`Workload::case_in_order`] for the workloads whose rayon scalar arm is the kernel's own
+/// scalar step ([`Ensemble::baseline`]).
+struct Prepare {
+    arm: Arm,
+    host: HostConfig,
+    by_lifetime: bool,
+}
+
+impl WithEnsemble for Prepare {
+    type Out = Result<Box<dyn Case>, Error>;
+    fn with<K: Kernel>(self, w: Workload, e: Ensemble<K>) -> Self::Out
+    where
+        K::Real: HostReal,
+    {
+        Prepared::boxed(w, self.arm, e, self.host, self.by_lifetime, |e, m| {
+            e.baseline(m)
+        })
+    }
+}
+
+/// The loop the rayon scalar arm times: one sample at a time to completion, returning the
+/// steps each took.
+type ScalarLoop<K> = fn(&mut Ensemble<K>, u64) -> Vec<u64>;
+
 struct Prepared<K: Kernel> {
     workload: Workload,
+    /// The rayon scalar arm's loop (the kernel's scalar step, or std's math for the
+    /// pendulum).
+    scalar: ScalarLoop<K>,
     arm: Arm,
     e: Ensemble<K>,
     deployed: eagle::Deployed<K>,
@@ -165,48 +219,54 @@ struct Prepared<K: Kernel> {
     merged: Option<Merged>,
 }
 
-fn prepare<K: Kernel>(
-    workload: Workload,
-    arm: Arm,
-    mut e: Ensemble<K>,
-    host: HostConfig,
-    by_lifetime: bool,
-) -> Result<Box<dyn Case>, Error>
+impl<K: Kernel> Prepared<K>
 where
     K::Real: HostReal,
 {
-    let mid = e.len() / 2;
-    let muts: Vec<K::Real> = e.muts.iter().map(|m| m[mid]).collect();
-    let ins: Vec<K::Real> = e.ins.iter().map(|m| m[mid]).collect();
-    let flops_per_step = flops_per_step::<K>(&ins, &e.params, &muts);
-    // The baseline's result is the reference every arm is checked against, and the steps it
-    // takes per sample are the ensemble's useful work.
-    let mut steps = e.baseline(MAX_STEPS);
-    if by_lifetime {
-        let mut order: Vec<usize> = (0..steps.len()).collect();
-        order.sort_by_key(|&i| steps[i]);
-        // The baseline's results and lifetimes move with their samples.
-        e.permute(&order);
-        steps = order.iter().map(|&i| steps[i]).collect();
+    /// The case ready to run: the baseline run once (the reference and the useful work),
+    /// the team deployed.
+    fn boxed(
+        workload: Workload,
+        arm: Arm,
+        mut e: Ensemble<K>,
+        host: HostConfig,
+        by_lifetime: bool,
+        scalar: ScalarLoop<K>,
+    ) -> Result<Box<dyn Case>, Error> {
+        let mid = e.len() / 2;
+        let muts: Vec<K::Real> = e.muts.iter().map(|m| m[mid]).collect();
+        let ins: Vec<K::Real> = e.ins.iter().map(|m| m[mid]).collect();
+        let flops_per_step = flops_per_step::<K>(&ins, &e.params, &muts);
+        // The baseline's result is the reference every arm is checked against, and the steps it
+        // takes per sample are the ensemble's useful work.
+        let mut steps = e.baseline(MAX_STEPS);
+        if by_lifetime {
+            let mut order: Vec<usize> = (0..steps.len()).collect();
+            order.sort_by_key(|&i| steps[i]);
+            // The baseline's results and lifetimes move with their samples.
+            e.permute(&order);
+            steps = order.iter().map(|&i| steps[i]).collect();
+        }
+        let reference = e.muts.clone();
+        let choice = if arm.team() == "device" {
+            TeamChoice::Device
+        } else {
+            TeamChoice::Host(host)
+        };
+        let deployed = eagle::deploy_on(K::default(), choice)?;
+        Ok(Box::new(Prepared {
+            workload,
+            scalar,
+            arm,
+            e,
+            deployed,
+            flops_per_step,
+            steps,
+            reference,
+            report: None,
+            merged: None,
+        }))
     }
-    let reference = e.muts.clone();
-    let choice = if arm.team() == "device" {
-        TeamChoice::Device
-    } else {
-        TeamChoice::Host(host)
-    };
-    let deployed = eagle::deploy_on(K::default(), choice)?;
-    Ok(Box::new(Prepared {
-        workload,
-        arm,
-        e,
-        deployed,
-        flops_per_step,
-        steps,
-        reference,
-        report: None,
-        merged: None,
-    }))
 }
 
 impl<K: Kernel> Case for Prepared<K>
@@ -217,7 +277,7 @@ where
         self.e.reset();
         let t0 = Instant::now();
         if self.arm == Arm::RayonScalar {
-            self.e.baseline(MAX_STEPS);
+            (self.scalar)(&mut self.e, MAX_STEPS);
         } else {
             let options = options(self.workload, self.arm);
             self.report = Some(self.e.run(&self.deployed, options).expect("card run"));
@@ -388,6 +448,77 @@ fn kepler(n: usize) -> Ensemble<KeplerRk78> {
             z,
         ],
     )
+}
+
+fn pendulum<K: Kernel>(n: usize) -> Ensemble<K>
+where
+    K::Real: HostReal,
+{
+    // A grid: `side` amplitudes by as many frequencies (the last row may be cut short).
+    let side = (n as f64).sqrt().ceil().max(1.0) as usize;
+    let amps = linspace::<f64>(0.9, 1.5, side);
+    let omegas = linspace::<f64>(0.5, 1.0, side);
+    let z = vec![r(0.0); n];
+    Ensemble::new(
+        vec![
+            (0..n).map(|i| r(amps[i / side])).collect(),
+            (0..n).map(|i| r(omegas[i % side])).collect(),
+        ],
+        vec![r(0.5), r(1e-2), r(10.0)],
+        vec![vec![r(0.2); n], z.clone(), z],
+    )
+}
+
+/// std's `sin` and `cos` for the element types (the rayon scalar arm of the pendulum).
+trait StdTrig: Copy {
+    fn std_sin(self) -> Self;
+    fn std_cos(self) -> Self;
+}
+
+impl StdTrig for f64 {
+    fn std_sin(self) -> f64 {
+        self.sin()
+    }
+    fn std_cos(self) -> f64 {
+        self.cos()
+    }
+}
+
+impl StdTrig for f32 {
+    fn std_sin(self) -> f32 {
+        self.sin()
+    }
+    fn std_cos(self) -> f32 {
+        self.cos()
+    }
+}
+
+/// One pendulum step as the kernel takes it (`hawk::builtin::pendulum`: RK4 with the same
+/// operations in the same order), with std's `sin`/`cos` (libm's algorithms) in place of
+/// `hawk::math`'s: what a hand-written scalar loop computes. Planes: ins `(amp, omega)`,
+/// params `(gamma, dt, t_end)`, muts `(theta, v, t)`.
+fn pendulum_std_step<K: Kernel>(
+    ins: &K::Ins<K::Real>,
+    params: &K::Params<K::Real>,
+    muts: &mut K::Muts<K::Real>,
+    done: &mut bool,
+) where
+    K::Real: HostReal + StdTrig,
+{
+    let (ins, p, m) = (ins.as_slice(), params.as_slice(), muts.as_mut_slice());
+    let (amp, omega) = (ins[0], ins[1]);
+    let (gamma, dt, t_end) = (p[0], p[1], p[2]);
+    let f = |t: K::Real, u: &[K::Real; 2]| {
+        [
+            u[1],
+            amp * (omega * t).std_cos() - gamma * u[1] - u[0].std_sin(),
+        ]
+    };
+    let u = hawk::methods::rk4_step_fma(&f, m[2], &[m[0], m[1]], dt);
+    m[0] = u[0];
+    m[1] = u[1];
+    m[2] += dt;
+    *done = m[2] >= t_end - dt * r::<K::Real>(0.5);
 }
 
 fn options(w: Workload, arm: Arm) -> Options {

@@ -1,10 +1,12 @@
-//! Built-in kernels: the harmonic oscillator, the performance card's workloads, and kernels
-//! that call every elementary function (for the PTX and device tests).
+//! Built-in kernels: the harmonic oscillator, the performance card's workloads (Lorenz,
+//! Kepler, the driven pendulum), and kernels that call every elementary function (for the
+//! PTX and device tests).
 
 pub mod elementary;
 pub mod kepler;
 pub mod lorenz;
 pub mod oscillator;
+pub mod pendulum;
 
 pub use elementary::{
     MathExpLog, MathExpLogF32, MathHyperbolic, MathHyperbolicF32, MathInverse, MathInverseF32,
@@ -17,3 +19,7 @@ pub use lorenz::{
     lorenz_rk78_f32,
 };
 pub use oscillator::{Oscillator, OscillatorPlanes, oscillator};
+pub use pendulum::{
+    PendulumRk4, PendulumRk4F32, PendulumRk4F32Planes, PendulumRk4Planes, pendulum_rk4,
+    pendulum_rk4_f32,
+};

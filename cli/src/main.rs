@@ -10,7 +10,7 @@ use clap::Parser;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 use eagle::shard::{Balance, Fleet, MpiJob};
-use eagle::{Arm, Compaction, DeviceCompaction, HostConfig, Options, TeamChoice};
+use eagle::{Arm, Compaction, Deployed, DeviceCompaction, HostConfig, Options, TeamChoice};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -131,23 +131,9 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let team = deployed.team().kind();
     println!("running on {team}");
 
-    let n = args.n.unwrap_or(if team == eagle::TeamKind::Device {
-        1_000_000
-    } else {
-        100_000
-    });
-    let omega: Vec<f64> = (0..n)
-        .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
-        .collect();
-    let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
-    let planes = OscillatorPlanes {
-        omega: &omega,
-        t_end: 1.0,
-        dt: 1e-3,
-        x: &mut x,
-        v: &mut v,
-        t: &mut t,
-    };
+    let mut seed = Seed::new(args.n, team);
+    let n = seed.len();
+    let planes = seed.planes();
     let options = Options::new(args.max_steps)
         .steps(steps)
         .arm(arm)
@@ -188,18 +174,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("start-up: {} {:.2} ms", startup.0, startup.1 * 1e3);
     }
     println!("{report}");
-    if let Some(l) = report.lanes {
-        println!(
-            "lanes: {} x f64 on {} ({}), {} threads",
-            l.shape.lanes,
-            l.shape.isa.name(),
-            l.source.name(),
-            match deployed.team() {
-                eagle::Team::Host(h) => h.threads(),
-                _ => 0,
-            }
-        );
-    }
+    print_lanes(report.lanes, &deployed, "threads");
     if team == eagle::TeamKind::Device {
         println!(
             "arm: {}, compaction: {} ({} compactions), graphs built: {}, replays: {}",
@@ -272,23 +247,9 @@ fn on_ranks(
         return Ok(());
     }
     println!("running on {team}");
-    let n = args.n.unwrap_or(if team == eagle::TeamKind::Device {
-        1_000_000
-    } else {
-        100_000
-    });
-    let omega: Vec<f64> = (0..n)
-        .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
-        .collect();
-    let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
-    let planes = OscillatorPlanes {
-        omega: &omega,
-        t_end: 1.0,
-        dt: 1e-3,
-        x: &mut x,
-        v: &mut v,
-        t: &mut t,
-    };
+    let mut seed = Seed::new(args.n, team);
+    let n = seed.len();
+    let planes = seed.planes();
     let t0 = Instant::now();
     let run = job.run_root(&fleet, &options, balance, planes)?;
     let total_s = t0.elapsed().as_secs_f64();
@@ -303,18 +264,7 @@ fn on_ranks(
         transfer_s * 1e3
     );
     println!("{}", run.merged);
-    if let Some(l) = report.lanes {
-        println!(
-            "lanes: {} x f64 on {} ({}), {} threads per rank",
-            l.shape.lanes,
-            l.shape.isa.name(),
-            l.source.name(),
-            match deployed.team() {
-                eagle::Team::Host(h) => h.threads(),
-                _ => 0,
-            }
-        );
-    }
+    print_lanes(report.lanes, &deployed, "threads per rank");
     for p in &run.merged.parts {
         println!(
             "{}: {} samples, {:.2} ms, {} launches",
@@ -328,6 +278,70 @@ fn on_ranks(
         println!("note: {note}");
     }
     figure(args, n, build_s, run_s, transfer_s)
+}
+
+/// The page's ensemble: `n` oscillators (default 1,000,000 on a device, 100,000 on the
+/// host), omega evenly in [1, 3], x = 1, v = 0, t = 0.
+struct Seed {
+    omega: Vec<f64>,
+    x: Vec<f64>,
+    v: Vec<f64>,
+    t: Vec<f64>,
+}
+
+impl Seed {
+    fn new(n: Option<usize>, team: eagle::TeamKind) -> Seed {
+        let n = n.unwrap_or(if team == eagle::TeamKind::Device {
+            1_000_000
+        } else {
+            100_000
+        });
+        Seed {
+            omega: (0..n)
+                .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
+                .collect(),
+            x: vec![1.0; n],
+            v: vec![0.0; n],
+            t: vec![0.0; n],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.omega.len()
+    }
+
+    /// Its planes, with t_end = 1 and dt = 1e-3.
+    fn planes(&mut self) -> OscillatorPlanes<'_> {
+        OscillatorPlanes {
+            omega: &self.omega,
+            t_end: 1.0,
+            dt: 1e-3,
+            x: &mut self.x,
+            v: &mut self.v,
+            t: &mut self.t,
+        }
+    }
+}
+
+/// The `lanes:` line: width, ISA, where the width came from, and the host threads (`per`
+/// names them: "threads", "threads per rank").
+fn print_lanes(
+    lanes: Option<eagle::hawk_host::tune::ShapeChoice>,
+    deployed: &Deployed<Oscillator>,
+    per: &str,
+) {
+    if let Some(l) = lanes {
+        let threads = match deployed.team() {
+            eagle::Team::Host(h) => h.threads(),
+            _ => 0,
+        };
+        println!(
+            "lanes: {} x f64 on {} ({}), {threads} {per}",
+            l.shape.lanes,
+            l.shape.isa.name(),
+            l.source.name(),
+        );
+    }
 }
 
 /// `1000000` -> `1,000,000`, as the seed's figure title prints it.

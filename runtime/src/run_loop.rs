@@ -22,9 +22,10 @@ pub(crate) trait TeamRun<K: Kernel>: Sized {
     /// Slots the next launch covers (samples not yet compacted away).
     fn slots(&self) -> usize;
     /// Runs as many full launches of `k` steps as it can in one go on the team (a device
-    /// WHILE graph), from global step `from` (of `plan.max_steps`), counting them in `report` (`launches`, `steps`, `launches_by_k`,
-    /// `active_by_launch`, `slots_by_launch`), and returns the active count; `None` when
-    /// the team has no such loop (the launch loop then launches one by one).
+    /// WHILE graph), from global step `from` (of `plan.max_steps`), counting them in
+    /// `report` (`launches`, `steps`, `launches_by_k`, `active_by_launch`,
+    /// `slots_by_launch`), and returns the active count; `None` when the team has no such
+    /// loop (the launch loop then launches one by one).
     fn whole_loop(
         &mut self,
         plan: &Plan,

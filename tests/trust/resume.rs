@@ -2,48 +2,16 @@
 //! bits of an uninterrupted run.
 
 use crate::common;
-use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::hawk::builtin::Oscillator;
 use eagle::{Error, HostConfig, Options, Runner, Status, Stop, TeamChoice};
 use std::time::Duration;
 
-/// The oscillator with many steps, for stopping mid-run.
-struct Long {
-    omega: Vec<f64>,
-    x: Vec<f64>,
-    v: Vec<f64>,
-    t: Vec<f64>,
-}
-
+/// The oscillator's step for stopping mid-run: with `common::Ens::varied`, many steps.
 const LONG_DT: f64 = 2e-5;
 
-impl Long {
-    fn new(n: usize) -> Self {
-        let e = common::Ens::varied(n, 3);
-        Long {
-            omega: e.omega,
-            x: e.x,
-            v: e.v,
-            t: e.t,
-        }
-    }
-    fn planes(&mut self) -> OscillatorPlanes<'_> {
-        OscillatorPlanes {
-            omega: &self.omega,
-            t_end: 1.0,
-            dt: LONG_DT,
-            x: &mut self.x,
-            v: &mut self.v,
-            t: &mut self.t,
-        }
-    }
-    fn bits(&self) -> Vec<u64> {
-        self.x
-            .iter()
-            .chain(&self.v)
-            .chain(&self.t)
-            .map(|f| f.to_bits())
-            .collect()
-    }
+/// The ensemble the tests stop and resume: `n` varied oscillators.
+fn long(n: usize) -> common::Ens {
+    common::Ens::varied(n, 3)
 }
 
 /// Runs to the end, stopping it from another thread after `after` (by cancel, or by the
@@ -81,19 +49,20 @@ fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
         let emulated = choice == TeamChoice::EmulatedDevice;
         let n = if emulated { n / 2 } else { n };
         let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
-        let mut want = Long::new(n);
-        let mut r = eagle::until_done(&deployed, 100_000, want.planes()).unwrap();
+        let mut want = long(n);
+        let mut r = eagle::until_done(&deployed, 100_000, want.planes(1.0, LONG_DT)).unwrap();
         assert_eq!(r.run().unwrap().stop, Stop::Done);
         r.to_host().unwrap();
         drop(r);
         for by_cancel in [true, false] {
-            let mut got = Long::new(n);
+            let mut got = long(n);
             let options = if by_cancel {
                 Options::new(100_000)
             } else {
                 Options::new(100_000).time_limit(Duration::from_millis(15))
             };
-            let mut r = eagle::until_done_with(&deployed, options, got.planes()).unwrap();
+            let mut r =
+                eagle::until_done_with(&deployed, options, got.planes(1.0, LONG_DT)).unwrap();
             let stops = stop_and_resume(&mut r, Duration::from_millis(20), by_cancel);
             assert!(r.status().iter().all(|&s| s == Status::Finished));
             r.to_host().unwrap();
@@ -111,9 +80,9 @@ fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
 
 #[test]
 fn a_cancelled_run_leaves_consistent_planes_and_statuses() {
-    let mut l = Long::new(500);
+    let mut l = long(500);
     let deployed = eagle::deploy(Oscillator).unwrap();
-    let mut r = eagle::until_done(&deployed, 100_000, l.planes()).unwrap();
+    let mut r = eagle::until_done(&deployed, 100_000, l.planes(1.0, LONG_DT)).unwrap();
     r.cancel_handle().cancel();
     let rep = r.run().unwrap();
     assert_eq!((rep.stop, rep.launches, rep.steps), (Stop::Cancelled, 0, 0));

@@ -1,10 +1,44 @@
-//! The elementary functions on the emulated GPU (the GPU entry bodies, run on the CPU) and
-//! on the host team (default ISA and width) give the bits of the plain scalar function: the
-//! built-in `math_*` kernels (every function of `hawk::math`, `f64` and `f32`) over (0, 1).
-//! `kernels-host/tests/math_lanes.rs` covers every host lane width and ISA per function.
+//! The elementary functions in the GPU entry bodies (the `hawk_<name>` step entries, run
+//! on the CPU thread by thread as the emulated device and the GPU run them) give the bits of
+//! the plain scalar function: the built-in `math_*` kernels (every function of `hawk::math`,
+//! `f64` and `f32`) over (0, 1). The host team's side is `kernels-host/tests/math_lanes.rs`
+//! (every function on every host lane width and ISA against the scalar lane).
+//!
+//! The entries are called directly, not through a runner: a runner of a kernel also compiles
+//! the host team's 26 lane shapes of it, which for these twelve kernels (every function
+//! inlined) cost over half an hour of CI build. `tests/device_emulated.rs` covers the runner
+//! on the emulated device.
 
-use eagle::TeamChoice;
+use eagle::hawk::Kernel;
 use eagle::hawk::builtin::elementary::*;
+use eagle::hawk::device::{EntryArgs, SaveLaunch, StepEntry, StepLaunch};
+
+/// Runs `K`'s plain step entry over every sample of `x` (one step each: these kernels
+/// finish in one), thread by thread; returns `y` and the status bytes.
+fn through_entry<K: Kernel>(x: &[K::Real]) -> (Vec<K::Real>, Vec<u8>) {
+    let n = x.len();
+    let mut y = x.to_vec();
+    let mut terminated = vec![0u8; n];
+    let mut active = 0u32;
+    let launch = StepLaunch {
+        slots: n as u32,
+        k: 1,
+        ids: 0,
+        ins: &[x.as_ptr() as u64],
+        params: &[],
+        muts: &[y.as_mut_ptr() as u64],
+        terminated: terminated.as_mut_ptr() as u64,
+        active: &mut active as *mut u32 as u64,
+        save: SaveLaunch::default(),
+    };
+    let args = K::Step::new(&launch);
+    for i in 0..n {
+        // SAFETY: the addresses are live vectors of n elements (x, y, terminated) and a u32.
+        unsafe { args.thread(i) }
+    }
+    assert_eq!(active, 0, "every sample finishes in its one step");
+    (y, terminated)
+}
 
 macro_rules! same_bits {
     ($test:ident, $kernel:ident, $planes:ident, $f:ident, $t:ty) => {
@@ -20,21 +54,10 @@ macro_rules! same_bits {
                     y.to_bits() as u64
                 })
                 .collect();
-            for team in [
-                TeamChoice::EmulatedDevice,
-                TeamChoice::Host(Default::default()),
-            ] {
-                let mut y: Vec<$t> = vec![0.0; n];
-                let deployed = eagle::deploy_on($kernel, team).unwrap();
-                let name = deployed.team().kind();
-                let planes = $planes { x: &x, y: &mut y };
-                let mut runner = eagle::until_done(&deployed, 4, planes).unwrap();
-                assert!(runner.run().unwrap().done(), "{name}");
-                runner.to_host().unwrap();
-                drop(runner);
-                let got: Vec<u64> = y.iter().map(|v| v.to_bits() as u64).collect();
-                assert_eq!(got, want, "{name}");
-            }
+            let (y, terminated) = through_entry::<$kernel>(&x);
+            assert!(terminated.iter().all(|&t| t != 0), "every sample finished");
+            let got: Vec<u64> = y.iter().map(|v| v.to_bits() as u64).collect();
+            assert_eq!(got, want);
         }
     };
 }

@@ -16,6 +16,7 @@ use hawk::builtin::{
 };
 use hawk::{Kernel, LaneArray, Real};
 use hawk_host::{HostReal, count::flops_per_step};
+use std::any::Any;
 use std::time::{Duration, Instant};
 
 /// A card workload by name.
@@ -162,6 +163,24 @@ impl Workload {
             Workload::PendulumRk4F64 => f.with(self, pendulum::<PendulumRk4>(n)),
             Workload::PendulumRk4F32 => f.with(self, pendulum::<PendulumRk4F32>(n)),
         }
+    }
+
+    /// The workload's ensemble of `n` samples typed by its kernel `K`, or `None` when `K`
+    /// is not this workload's kernel. Unlike a [`WithEnsemble`] visitor, which compiles its
+    /// work once per workload, the caller's code is compiled for `K` alone: a test that runs
+    /// a few workloads builds only their kernels (each kernel on a team is minutes of build).
+    pub fn ensemble<K: Kernel>(self, n: usize) -> Option<Ensemble<K>> {
+        struct Boxed;
+        impl WithEnsemble for Boxed {
+            type Out = Box<dyn Any>;
+            fn with<K: Kernel>(self, _: Workload, e: Ensemble<K>) -> Box<dyn Any>
+            where
+                K::Real: HostReal,
+            {
+                Box::new(e)
+            }
+        }
+        self.with_ensemble(n, Boxed).downcast().ok().map(|e| *e)
     }
 }
 

@@ -16,6 +16,7 @@
 //! `powf`.
 
 use super::prim::*;
+use crate::bits::IntLane;
 use crate::lane::Lane;
 
 /// `e^(rh + rl)` for `|rh| <= ln2/2 + tiny`, `|rl|` tiny, as a normalized double word
@@ -52,11 +53,27 @@ pub(crate) fn exp_dd<L: Lane>(xh: L, xl: L) -> L {
     scale(s + lo, ki)
 }
 
-/// `e^x`.
+/// `e^x`: `k = round(x / ln 2)` (one fused multiply-add onto [`Format::EXP_MAGIC`], whose
+/// bits then give `2^k`), `r = rh + rl = x - k ln 2`, `e^r = 1 + rh + t + rl (1 + rh + t)`
+/// with `t = rh^2 P(rh)` and `1 + rh` as an exact double word, the rest summed into its tail, scaled by
+/// `2^(k - n) * 2^n` (only the last product rounds, into the subnormals or to infinity).
 #[inline(always)]
 pub fn exp<L: Lane>(x: L) -> L {
-    let r = exp_dd(x, c(0.0));
-    L::select(is_nan(x), x, r)
+    let xc = x.max(k(E::<L>::EXP_MIN)).min(k(E::<L>::EXP_MAX));
+    let magic: L = k(E::<L>::EXP_MAGIC);
+    let u = xc.mul_add(k(E::<L>::LOG2E), magic);
+    let kf = u - magic;
+    let rh = kf.mul_add(k(-E::<L>::LN2_HI), xc);
+    let rl = kf * k(-E::<L>::LN2_LO);
+    let t = (rh * rh) * poly(rh, E::<L>::EXP_FAST_POLY);
+    let hi = c::<L>(1.0) + rh;
+    let lo = rh - (hi - c(1.0));
+    let y = hi + (lo + rl.mul_add(hi + t, t));
+    let neg = xc.simd_lt(c(0.0));
+    let n = L::select(neg, k(E::<L>::EXP_SPLIT_NEG), k(E::<L>::EXP_SPLIT_POS));
+    let p2 = L::from_bits((u - n).to_bits().shl(E::<L>::MANT_BITS));
+    let v = (y * p2) * L::select(neg, k(E::<L>::EXP_SCALE_NEG), k(E::<L>::EXP_SCALE_POS));
+    L::select(is_nan(x), x, v)
 }
 
 /// `2^x`.
@@ -105,20 +122,34 @@ fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
     L::select(ok, v, special)
 }
 
-/// Natural logarithm (fdlibm's `log`: `ln(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`, `R` the
-/// Taylor series of `atanh` in `s^2`; one division, cheaper than the double-word `ln_dd`,
-/// and within 0.9 ulp).
+/// Natural logarithm (fdlibm's `log`: `ln(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))` with
+/// `s = f / (2 + f)`, `R` a near-minimax polynomial; one division, cheaper than the
+/// double-word `ln_dd`). `x = 2^e (1 + f)` comes from the bits: `bits(x) - LOG_OFF` holds
+/// `e` in its exponent field and `1 + f` in `[sqrt(1/2), sqrt(2))` is its significand field
+/// put back onto `LOG_OFF`.
 #[inline(always)]
 pub fn ln<L: Lane>(x: L) -> L {
-    let ok = x.simd_gt(c(0.0)) & x.is_finite();
-    let (e, m) = split_exponent(L::select(ok, x, c(1.0)));
+    let ok = x.simd_gt(c(0.0)) & x.simd_lt(inf());
+    let sub = x.simd_lt(k(E::<L>::MIN_NORMAL));
+    let xs = L::select(sub, x * k(E::<L>::SUB_SCALE), x);
+    let t = xs
+        .to_bits()
+        .sub(L::Int::splat(E::<L>::LOG_OFF - E::<L>::LOG_WRAP));
+    let mant = t.and(L::Int::splat(E::<L>::MANT_MASK));
+    let m = L::from_bits(mant.add(L::Int::splat(E::<L>::LOG_OFF)));
+    let magic: L = k(E::<L>::LOG_MAGIC);
+    let ef = L::from_bits(
+        t.lshr(E::<L>::MANT_BITS)
+            .add(k::<L>(E::<L>::INT_MAGIC).to_bits()),
+    );
+    let e = (ef - magic) - L::select(sub, k(E::<L>::SUB_SHIFT), c(0.0));
     let f = m - c(1.0);
     let hfsq = c::<L>(0.5) * f * f;
     let s = f / (c::<L>(2.0) + f);
     let z = s * s;
     let r = z * poly(z, E::<L>::LOG_POLY);
     let lo = e.mul_add(k(E::<L>::LN2_LO), s * (hfsq + r));
-    let v = e.mul_add(k(E::<L>::LN2_HI), -((hfsq - lo) - f));
+    let v = e.mul_add(k(E::<L>::LN2_HI), f - (hfsq - lo));
     let special = L::select(
         x.simd_eq(c(0.0)),
         c(f64::NEG_INFINITY),

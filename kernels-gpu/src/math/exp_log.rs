@@ -65,7 +65,8 @@ pub fn exp<L: Lane>(x: L) -> L {
     let kf = u - magic;
     let rh = kf.mul_add(k(-E::<L>::LN2_HI), xc);
     let rl = kf * k(-E::<L>::LN2_LO);
-    let t = (rh * rh) * poly(rh, E::<L>::EXP_FAST_POLY);
+    let r2 = rh * rh;
+    let t = r2 * poly_eo(rh, r2, E::<L>::EXP_FAST_POLY);
     let hi = c::<L>(1.0) + rh;
     let lo = rh - (hi - c(1.0));
     let y = hi + (lo + rl.mul_add(hi + t, t));
@@ -129,7 +130,6 @@ fn log_times<L: Lane>(x: L, mh: L, ml: L, extra: L) -> L {
 /// put back onto `LOG_OFF`.
 #[inline(always)]
 pub fn ln<L: Lane>(x: L) -> L {
-    let ok = x.simd_gt(c(0.0)) & x.simd_lt(inf());
     let sub = x.simd_lt(k(E::<L>::MIN_NORMAL));
     let xs = L::select(sub, x * k(E::<L>::SUB_SCALE), x);
     let t = xs
@@ -138,24 +138,31 @@ pub fn ln<L: Lane>(x: L) -> L {
     let mant = t.and(L::Int::splat(E::<L>::MANT_MASK));
     let m = L::from_bits(mant.add(L::Int::splat(E::<L>::LOG_OFF)));
     let magic: L = k(E::<L>::LOG_MAGIC);
+    // e = ef - LOG_MAGIC, or SUB_SHIFT less for a scaled subnormal
     let ef = L::from_bits(
         t.lshr(E::<L>::MANT_BITS)
             .add(k::<L>(E::<L>::INT_MAGIC).to_bits()),
     );
-    let e = (ef - magic) - L::select(sub, k(E::<L>::SUB_SHIFT), c(0.0));
+    let e = ef - L::select(sub, magic + k(E::<L>::SUB_SHIFT), magic);
     let f = m - c(1.0);
     let hfsq = c::<L>(0.5) * f * f;
     let s = f / (c::<L>(2.0) + f);
     let z = s * s;
-    let r = z * poly(z, E::<L>::LOG_POLY);
+    let r = z * poly_eo(z, z * z, E::<L>::LOG_POLY);
     let lo = e.mul_add(k(E::<L>::LN2_LO), s * (hfsq + r));
     let v = e.mul_add(k(E::<L>::LN2_HI), f - (hfsq - lo));
+    // Nested selects rather than one mask `x > 0 & x < inf`: LLVM turns that mask into a
+    // range check on the bits, ten integer operations on AVX2.
     let special = L::select(
         x.simd_eq(c(0.0)),
         c(f64::NEG_INFINITY),
         L::select(x.simd_lt(c(0.0)), nan(), x),
     );
-    L::select(ok, v, special)
+    L::select(
+        x.simd_gt(c(0.0)),
+        L::select(x.simd_lt(inf()), v, x),
+        special,
+    )
 }
 
 /// Base-2 logarithm.

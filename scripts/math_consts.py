@@ -104,7 +104,7 @@ def table(t):
         s = mp.sqrt(z)
         return (2 * mp.atanh(s) - 2 * s) / (s * z) if z > 0 else mp.mpf(2) / 3
 
-    co, e = cheb_n(g_log, 0, mp.mpf("0.0295"), t, 8 if f64 else 4)
+    co, e = cheb_n(g_log, 0, mp.mpf("0.0295"), t, 7 if f64 else 4)
     arr("LOG_POLY", co, f"(ln((1+s)/(1-s)) - 2s)/s^3 in z = s^2 on [0, 0.0295] (|s| <= 3 - 2 sqrt 2): Chebyshev interpolant, degree {len(co) - 1}, max error {mp.nstr(e, 3)}")
     n_plog = 11 if f64 else 5
     arr("POW_LOG_POLY", [mp.mpf(2) / (2 * i + 1) for i in range(2, n_plog + 2)],

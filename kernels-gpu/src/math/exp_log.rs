@@ -151,18 +151,11 @@ pub fn ln<L: Lane>(x: L) -> L {
     let r = z * poly_eo(z, z * z, E::<L>::LOG_POLY);
     let lo = e.mul_add(k(E::<L>::LN2_LO), s * (hfsq + r));
     let v = e.mul_add(k(E::<L>::LN2_HI), f - (hfsq - lo));
-    // Nested selects rather than one mask `x > 0 & x < inf`: LLVM turns that mask into a
-    // range check on the bits, ten integer operations on AVX2.
-    let special = L::select(
-        x.simd_eq(c(0.0)),
-        c(f64::NEG_INFINITY),
-        L::select(x.simd_lt(c(0.0)), nan(), x),
-    );
-    L::select(
-        x.simd_gt(c(0.0)),
-        L::select(x.simd_lt(inf()), v, x),
-        special,
-    )
+    // Selects rather than one mask `x > 0 & x < inf`: LLVM turns that mask into a range
+    // check on the bits, ten integer operations on AVX2.
+    let y = L::select(x.simd_lt(c(0.0)), nan(), x);
+    let v = L::select(y.simd_lt(inf()), v, y);
+    L::select(y.simd_eq(c(0.0)), c(f64::NEG_INFINITY), v)
 }
 
 /// Base-2 logarithm.

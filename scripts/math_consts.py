@@ -3,7 +3,7 @@
 
 Every constant is computed here at 300 bits with mpmath and rounded to nearest f64/f32:
 Taylor coefficients (exact rationals), splits of ln 2, pi/2, 2/pi, log10(2) into parts, and
-near-minimax polynomial coefficients (Chebyshev interpolation, `mpmath.chebyfit`) for atan,
+near-minimax polynomial coefficients (Chebyshev interpolation, `mpmath.chebyfit`) for exp, ln, atan,
 asin, tanh and the first cube-root guess. Run: python3 scripts/math_consts.py > \
 kernels-gpu/src/math/tables.rs
 """

@@ -414,18 +414,17 @@ fn wanted(name: &str) -> bool {
 }
 
 fn sweep(n: usize) -> Vec<(&'static str, &'static str, Worst)> {
-    let mut un = unaries();
-    un.retain(|f| wanted(f.name));
-    let mut bi = binaries();
-    bi.retain(|f| wanted(f.name));
+    let un = unaries();
+    let bi = binaries();
     std::thread::scope(|s| {
         let mut hs = Vec::new();
-        for (i, f) in un.iter().enumerate() {
+        // filtered here, so that every function keeps its seed
+        for (i, f) in un.iter().enumerate().filter(|(_, f)| wanted(f.name)) {
             let seed = 1000 + i as u64;
             hs.push(s.spawn(move || (f.name, "f64", check_unary::<f64>(f, f.h64, n, seed))));
             hs.push(s.spawn(move || (f.name, "f32", check_unary::<f32>(f, f.h32, n, seed))));
         }
-        for (i, f) in bi.iter().enumerate() {
+        for (i, f) in bi.iter().enumerate().filter(|(_, f)| wanted(f.name)) {
             let seed = 2000 + i as u64;
             hs.push(s.spawn(move || (f.name, "f64", check_binary::<f64>(f, f.h64, n, seed))));
             hs.push(s.spawn(move || (f.name, "f32", check_binary::<f32>(f, f.h32, n, seed))));

@@ -1,19 +1,28 @@
 //! Exponentials and logarithms: `exp`, `exp2`, `exp_m1`, `ln`, `log2`, `log10`, `ln_1p`.
 //!
-//! **exp** (Cody-Waite and Tang's scheme as in fdlibm): `k = round(x / ln 2)`,
-//! `r = x - k ln 2` with `ln 2 = LN2_HI + LN2_LO` (`k * LN2_HI` exact), then
-//! `e^r = 1 + r + r^2/2 + r^3 P(r)` with the Taylor coefficients `1/i!` (degree 14 in
-//! `f64`, 8 in `f32`; `|r| <= ln2/2`), `1 + r + r^2/2` in double words, and `2^k` from the
-//! exponent bits.
+//! **exp**: `k = round(x / ln 2)` (a fused multiply-add onto a magic constant whose bits
+//! then give `2^k`), `r = rh + rl = x - k ln 2` (Cody-Waite, `ln 2 = LN2_HI + LN2_LO`, `k *
+//! LN2_HI` exact), `e^r = 1 + rh + t + rl (1 + rh + t)` with `t = rh^2 P(rh)`, `P` a
+//! near-minimax polynomial of `(e^r - 1 - r)/r^2` on `|r| <= 0.347` (Chebyshev interpolant
+//! from `scripts/math_consts.py`: degree 9 in `f64`, 5 in `f32`, evaluated as two
+//! half-length Horner chains in `r^2`), `1 + rh` as an exact double word whose tail
+//! collects the rest, so one rounding of `e^r` dominates; then `2^(k - n) 2^n`, only the
+//! last product rounding (subnormals, overflow).
+//! **exp_dd** (`powf`), **exp2**, **exp_m1**, `sinh`, `cosh` use the more precise
+//! `exp_core`: the Taylor polynomial (degree 14 in `f64`, 8 in `f32`) with `1 + r + r^2/2`
+//! in double words, good to about `2^-(p+6)` for a double-word argument.
 //! **exp2** reduces `x - round(x)` exactly and multiplies it by ln 2 as a double word.
 //! **exp_m1** uses `x + x^2/2 + x^3 P(x)` (the first two terms in double words) for
 //! `|x| <= ln2/2` and `2^k e^r - 1` in double words beyond.
-//! **ln, log2, log10, ln_1p**: `x = 2^e m`, `m` in `[sqrt(1/2), sqrt(2))`, `f = m - 1`,
-//! `s = f / (2 + f)` in double words, `ln m = 2 atanh s = 2s + 2s^3/3 + s^5 P(s^2)` (Taylor
-//! coefficients `2/(2i+1)`; the first two terms in double words), plus `e ln 2` with
-//! `ln 2 = LN2_HI + LN2_LO`: `ln x` as a double word good to about `2^-(2p-8)`, then the
-//! product with `1/ln 2` or `1/ln 10` (double words) rounded once. The same `ln x` feeds
-//! `powf`.
+//! **ln** (fdlibm's scheme): `x = 2^e (1 + f)` with `1 + f` in `[sqrt(1/2), sqrt(2))` from
+//! the bits (`bits(x) - bits(sqrt(1/2))` holds `e` in its exponent field), `s = f / (2 +
+//! f)`, `ln(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2))`, `R(z) = z Q(z)` with `Q` a
+//! near-minimax polynomial of `(ln((1+s)/(1-s)) - 2s)/s^3` in `z = s^2 <= 0.0295`
+//! (Chebyshev interpolant, degree 6 in `f64`, 3 in `f32`), plus `e ln 2` in two parts.
+//! **log2, log10, ln_1p** and `powf` use `ln_dd`: `s = f / (2 + f)` in double words, `ln m
+//! = 2 atanh s = 2s + 2s^3/3 + s^5 P(s^2)` (Taylor coefficients `2/(2i+1)`; the first two
+//! terms in double words), plus `e ln 2`: `ln x` as a double word good to about
+//! `2^-(2p-8)`, then the product with `1/ln 2` or `1/ln 10` (double words) rounded once.
 
 use super::prim::*;
 use crate::bits::IntLane;
@@ -44,7 +53,7 @@ pub(crate) fn exp_reduce<L: Lane>(x: L) -> (L::Int, L, L) {
 }
 
 /// `e^(xh + xl)` for a double word argument (`|xl| <= ulp(xh)`), rounded once, overflow
-/// and underflow included. Used by `exp` and `powf`.
+/// and underflow included. Used by `powf`.
 #[inline(always)]
 pub(crate) fn exp_dd<L: Lane>(xh: L, xl: L) -> L {
     let (ki, rh, rl) = exp_reduce(xh);

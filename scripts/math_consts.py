@@ -3,7 +3,7 @@
 
 Every constant is computed here at 300 bits with mpmath and rounded to nearest f64/f32:
 Taylor coefficients (exact rationals), splits of ln 2, pi/2, 2/pi, log10(2) into parts, and
-near-minimax polynomial coefficients (Chebyshev interpolation, `mpmath.chebyfit`) for atan,
+near-minimax polynomial coefficients (Chebyshev interpolation, `mpmath.chebyfit`) for exp, ln, atan,
 asin, tanh and the first cube-root guess. Run: python3 scripts/math_consts.py > \
 kernels-gpu/src/math/tables.rs
 """
@@ -51,6 +51,15 @@ def cheb(g, a, b, t, target):
     raise SystemExit("no fit")
 
 
+def cheb_n(g, a, b, t, n):
+    """The Chebyshev interpolant of g on [a, b] with n coefficients (lowest degree first),
+    rounded to t, and the largest error of the rounded polynomial on a grid."""
+    c = mp.chebyfit(g, [a, b], n)
+    r = [rnd(v, t) for v in c]
+    err = max(abs(mp.polyval(r, x) - g(x)) for x in mp.linspace(a, b, 2001))
+    return list(reversed(r)), err
+
+
 def fact(n):
     return mp.factorial(n)
 
@@ -84,9 +93,19 @@ def table(t):
     n_exp = 14 if f64 else 8
     arr("EXP_POLY", [1 / fact(i) for i in range(2, n_exp + 1)],
         f"Taylor coefficients 1/i! of e^r, i = 2..{n_exp} (|r| <= ln2/2)")
-    n_log = 10 if f64 else 5
-    arr("LOG_POLY", [mp.mpf(2) / (2 * i + 1) for i in range(1, n_log + 1)],
-        f"Taylor coefficients 2/(2i+1), i = 1..{n_log}, of (ln((1+s)/(1-s)) - 2s)/s^3 in s^2")
+    def g_exp(r):
+        return (mp.exp(r) - 1 - r) / (r * r) if r != 0 else mp.mpf(1) / 2
+
+    rmax = mp.mpf("0.347")
+    co, e = cheb_n(g_exp, -rmax, rmax, t, 10 if f64 else 6)
+    arr("EXP_FAST_POLY", co, f"(e^r - 1 - r)/r^2 on [-0.347, 0.347]: Chebyshev interpolant, degree {len(co) - 1}, max error {mp.nstr(e, 3)}")
+
+    def g_log(z):
+        s = mp.sqrt(z)
+        return (2 * mp.atanh(s) - 2 * s) / (s * z) if z > 0 else mp.mpf(2) / 3
+
+    co, e = cheb_n(g_log, 0, mp.mpf("0.0295"), t, 7 if f64 else 4)
+    arr("LOG_POLY", co, f"(ln((1+s)/(1-s)) - 2s)/s^3 in z = s^2 on [0, 0.0295] (|s| <= 3 - 2 sqrt 2): Chebyshev interpolant, degree {len(co) - 1}, max error {mp.nstr(e, 3)}")
     n_plog = 11 if f64 else 5
     arr("POW_LOG_POLY", [mp.mpf(2) / (2 * i + 1) for i in range(2, n_plog + 2)],
         f"Taylor coefficients 2/(2i+1), i = 2..{n_plog + 1}: the s^5 and later terms of ln((1+s)/(1-s))")

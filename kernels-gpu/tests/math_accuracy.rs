@@ -6,6 +6,7 @@
 //!   and type) asserts at most 1 ulp.
 //! - Full sweep: `cargo test --release -p hawk --test math_accuracy -- --ignored --nocapture`
 //!   (10^6 per function and type) prints the table that is in the docs.
+//! - `HAWK_MATH_ONLY=exp,ln` limits either sweep to the functions named.
 
 use hawk::Lane;
 use rug::Float;
@@ -407,17 +408,23 @@ fn check_binary<R: T>(f: &Binary, h: fn(R, R) -> R, n: usize, seed: u64) -> Wors
 }
 
 /// Every function in both types: `(name, type, worst)`, computed on all cores.
+/// Only the functions named in `HAWK_MATH_ONLY` (comma separated), if it is set.
+fn wanted(name: &str) -> bool {
+    std::env::var("HAWK_MATH_ONLY").map_or(true, |v| v.split(',').any(|f| f.trim() == name))
+}
+
 fn sweep(n: usize) -> Vec<(&'static str, &'static str, Worst)> {
     let un = unaries();
     let bi = binaries();
     std::thread::scope(|s| {
         let mut hs = Vec::new();
-        for (i, f) in un.iter().enumerate() {
+        // filtered here, so that every function keeps its seed
+        for (i, f) in un.iter().enumerate().filter(|(_, f)| wanted(f.name)) {
             let seed = 1000 + i as u64;
             hs.push(s.spawn(move || (f.name, "f64", check_unary::<f64>(f, f.h64, n, seed))));
             hs.push(s.spawn(move || (f.name, "f32", check_unary::<f32>(f, f.h32, n, seed))));
         }
-        for (i, f) in bi.iter().enumerate() {
+        for (i, f) in bi.iter().enumerate().filter(|(_, f)| wanted(f.name)) {
             let seed = 2000 + i as u64;
             hs.push(s.spawn(move || (f.name, "f64", check_binary::<f64>(f, f.h64, n, seed))));
             hs.push(s.spawn(move || (f.name, "f32", check_binary::<f32>(f, f.h32, n, seed))));

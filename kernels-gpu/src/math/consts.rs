@@ -30,8 +30,10 @@ pub trait Consts: Sized + Copy + 'static {
     const TWO_THIRDS_TAIL: Self;
     /// Taylor coefficients 1/i! of e^r, i = 2.. (|r| <= ln2/2)
     const EXP_POLY: &'static [Self];
-    /// Taylor coefficients 2/(2i+1), i = 1.., of (ln((1+s)/(1-s)) - 2s)/s^3 in s^2
+    /// `(ln((1+s)/(1-s)) - 2s) / s^3` in `s^2` for `ln` (near-minimax).
     const LOG_POLY: &'static [Self];
+    /// `(e^r - 1 - r) / r^2` for `exp`.
+    const EXP_FAST_POLY: &'static [Self];
     /// Taylor coefficients 2/(2i+1), i = 2..: the s^5 and later terms of ln((1+s)/(1-s))
     const POW_LOG_POLY: &'static [Self];
     /// Taylor coefficients (-1)^i/(2i+1)!, i = 1.., of (sin r - r)/r^3 in r^2
@@ -116,6 +118,26 @@ pub trait Format: Sized + Copy + 'static {
     const HYPOT_DOWN: Self;
     /// See [`Format::HYPOT_SMALL`].
     const HYPOT_UP: Self;
+    /// `INT_MAGIC + EXP_BIAS`: `x + EXP_MAGIC` holds `round(x) + EXP_BIAS` in its low bits,
+    /// so shifting its bits left by `MANT_BITS` gives `2^round(x)` (`exp`).
+    const EXP_MAGIC: Self;
+    /// `exp` scales by `2^(k - n) * 2^n`: `n` for negative arguments, so that both factors
+    /// are normal for every `k` from [`Format::EXP_MIN`] to [`Format::EXP_MAX`].
+    const EXP_SPLIT_NEG: Self;
+    /// `n` for nonnegative arguments (see [`Format::EXP_SPLIT_NEG`]).
+    const EXP_SPLIT_POS: Self;
+    /// `2^EXP_SPLIT_NEG`.
+    const EXP_SCALE_NEG: Self;
+    /// `2^EXP_SPLIT_POS`.
+    const EXP_SCALE_POS: Self;
+    /// The bits of `sqrt(1/2)` (`ln` splits `x = 2^e m` with `m` in `[sqrt(1/2), sqrt(2))`
+    /// by subtracting them from `x`'s bits).
+    const LOG_OFF: i64;
+    /// `2^(width - 2)`: added to `bits(x) - LOG_OFF` so that a logical shift extracts its
+    /// exponent field (the sum, read unsigned, is positive and below `2^width`).
+    const LOG_WRAP: i64;
+    /// `INT_MAGIC + (LOG_WRAP >> MANT_BITS)`: turns that shifted field into `e`.
+    const LOG_MAGIC: Self;
 }
 
 impl Format for f64 {
@@ -140,6 +162,14 @@ impl Format for f64 {
     const HYPOT_SMALL: f64 = 3.054936363499605e-151; // 2^-500
     const HYPOT_DOWN: f64 = 2.409919865102884e-181; // 2^-600
     const HYPOT_UP: f64 = 4.149515568880993e180; // 2^600
+    const EXP_MAGIC: f64 = 6755399441056767.0; // 1.5 * 2^52 + 1023
+    const EXP_SPLIT_NEG: f64 = -560.0;
+    const EXP_SPLIT_POS: f64 = 16.0;
+    const EXP_SCALE_NEG: f64 = 2.6497349136889905e-169; // 2^-560
+    const EXP_SCALE_POS: f64 = 65536.0;
+    const LOG_OFF: i64 = 0x3fe6_a09e_667f_3bcd;
+    const LOG_WRAP: i64 = 1 << 62;
+    const LOG_MAGIC: f64 = 6755399441056768.0; // 1.5 * 2^52 + 1024
 }
 
 impl Format for f32 {
@@ -164,4 +194,12 @@ impl Format for f32 {
     const HYPOT_SMALL: f32 = 8.6736174e-19; // 2^-60
     const HYPOT_DOWN: f32 = 8.4703295e-22; // 2^-70
     const HYPOT_UP: f32 = 1.2676506e30; // 2^100
+    const EXP_MAGIC: f32 = 12583039.0; // 1.5 * 2^23 + 127
+    const EXP_SPLIT_NEG: f32 = -80.0;
+    const EXP_SPLIT_POS: f32 = 20.0;
+    const EXP_SCALE_NEG: f32 = 8.271806e-25; // 2^-80
+    const EXP_SCALE_POS: f32 = 1048576.0;
+    const LOG_OFF: i64 = 0x3f35_04f3;
+    const LOG_WRAP: i64 = 1 << 30;
+    const LOG_MAGIC: f32 = 12583040.0; // 1.5 * 2^23 + 128
 }

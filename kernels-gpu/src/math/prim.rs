@@ -33,6 +33,27 @@ pub(crate) fn poly<L: Lane>(x: L, c: &[E<L>]) -> L {
     acc
 }
 
+/// `sum c[i] x^i` as `E(x^2) + x O(x^2)` (`x2 = x^2`): two independent Horner chains of half
+/// the length, so half the latency of [`poly`] for one more operation.
+#[inline(always)]
+pub(crate) fn poly_eo<L: Lane>(x: L, x2: L, c: &[E<L>]) -> L {
+    let n = c.len();
+    // the highest even and odd indices
+    let mut ie = (n - 1) & !1;
+    let mut io = if n % 2 == 0 { n - 1 } else { n - 2 };
+    let mut ev = L::splat(c[ie]);
+    let mut od = L::splat(c[io]);
+    while ie > 0 {
+        ie -= 2;
+        ev = ev.mul_add(x2, L::splat(c[ie]));
+    }
+    while io > 1 {
+        io -= 2;
+        od = od.mul_add(x2, L::splat(c[io]));
+    }
+    od.mul_add(x, ev)
+}
+
 /// `(s, e)` with `s = fl(a + b)` and `s + e = a + b` exactly (Knuth's TwoSum).
 #[inline(always)]
 pub(crate) fn two_sum<L: Lane>(a: L, b: L) -> (L, L) {

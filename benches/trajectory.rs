@@ -5,7 +5,9 @@
 //! (a new runner: the trajectory is allocated and its pages are first touched by the run).
 //!
 //! After criterion's own report it prints the costs as ratios of medians (targets: at most
-//! 15% warm, under 50% first).
+//! 15% warm, under 50% first), then the same for the emulated device (the device team's
+//! orchestration and GPU entry bodies on the CPU): saving's extra launches (none: points
+//! are written inside the launches) and its extra issued bytes, on the card's yardstick.
 
 use criterion::{Criterion, criterion_group};
 use eagle::hawk::builtin::{LorenzRk4, LorenzRk4Planes};
@@ -72,6 +74,43 @@ fn warm(d: &Deployed<LorenzRk4>, save: bool) -> impl FnMut() + use<> {
     }
 }
 
+/// One warm run (after a first one that allocates) on `d`: its report and wall time.
+fn warm_report(d: &Deployed<LorenzRk4>, save: bool) -> (eagle::RunReport, f64) {
+    let mut p = Planes::new();
+    let mut runner = eagle::until_done_with(d, options(save), p.planes()).unwrap();
+    runner.run().unwrap();
+    runner.plane_mut("x").unwrap().fill(1.0);
+    for name in ["y", "z", "t"] {
+        runner.plane_mut(name).unwrap().fill(0.0);
+    }
+    let t0 = Instant::now();
+    let r = runner.run().unwrap();
+    let t = t0.elapsed().as_secs_f64();
+    runner.to_host().unwrap();
+    assert!(r.done());
+    (r, t)
+}
+
+/// Saving on the emulated device: launches, issued bytes and time with and without.
+fn device_costs() {
+    let d = eagle::deploy_on(LorenzRk4, TeamChoice::EmulatedDevice).unwrap();
+    let ((a, ta), (b, tb)) = (warm_report(&d, false), warm_report(&d, true));
+    assert_eq!(a.launches, b.launches, "saving adds no launch");
+    println!(
+        "emulated device: launches {} -> {} (+0), issued bytes {:.1} MB -> {:.1} MB ({:+.1}%: \
+         the saved points, {} MB), warm run {:.1} ms -> {:.1} ms ({:+.1}%)",
+        a.launches,
+        b.launches,
+        a.issued_bytes as f64 / 1e6,
+        b.issued_bytes as f64 / 1e6,
+        (b.issued_bytes as f64 / a.issued_bytes as f64 - 1.0) * 100.0,
+        100 * N * 25 / 1_000_000,
+        ta * 1e3,
+        tb * 1e3,
+        (tb / ta - 1.0) * 100.0
+    );
+}
+
 /// A new runner per iteration (its trajectory allocated and first touched by the run).
 fn first(d: &Deployed<LorenzRk4>, save: bool) -> impl FnMut() + use<> {
     let d = d.clone();
@@ -90,16 +129,19 @@ fn first(d: &Deployed<LorenzRk4>, save: bool) -> impl FnMut() + use<> {
     }
 }
 
-fn median(mut f: impl FnMut(), reps: usize) -> f64 {
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
-            let t0 = Instant::now();
-            f();
-            t0.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[reps / 2]
+/// Medians of `reps` runs of `a` and of `b`, run alternately (a, b, a, b, ...) so that the
+/// machine's drift hits both.
+fn medians(mut a: impl FnMut(), mut b: impl FnMut(), reps: usize) -> (f64, f64) {
+    let time = |f: &mut dyn FnMut()| {
+        let t0 = Instant::now();
+        f();
+        t0.elapsed().as_secs_f64()
+    };
+    let (mut ta, mut tb): (Vec<f64>, Vec<f64>) =
+        (0..reps).map(|_| (time(&mut a), time(&mut b))).unzip();
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    (ta[reps / 2], tb[reps / 2])
 }
 
 fn bench(c: &mut Criterion) {
@@ -117,10 +159,8 @@ fn bench(c: &mut Criterion) {
     g.finish();
     // The costs, side by side (alternating, so drift hits both).
     let reps = 7;
-    let (mut w0, mut w1) = (warm(&d, false), warm(&d, true));
-    let (mut f0, mut f1) = (first(&d, false), first(&d, true));
-    let (a, b) = (median(&mut w0, reps), median(&mut w1, reps));
-    let (c0, c1) = (median(&mut f0, reps), median(&mut f1, reps));
+    let (a, b) = medians(warm(&d, false), warm(&d, true), reps);
+    let (c0, c1) = medians(first(&d, false), first(&d, true), reps);
     println!(
         "trajectory cost (medians of {reps}): warm {:.1} ms -> {:.1} ms ({:+.1}%), first run \
          {:.1} ms -> {:.1} ms ({:+.1}%); {} MB saved per run",
@@ -132,6 +172,7 @@ fn bench(c: &mut Criterion) {
         (c1 / c0 - 1.0) * 100.0,
         100 * N * 25 / 1_000_000
     );
+    device_costs();
 }
 
 criterion_group!(benches, bench);

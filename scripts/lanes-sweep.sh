@@ -10,20 +10,25 @@ ROUNDS=${1:-3}
 THREADS=${2:-2}
 CARD=${CARD:-target/release/card}
 export EAGLE_CACHE_DIR=$(mktemp -d)
-WORKLOADS=${WORKLOADS:-"oscillator lorenz-rk4-f64 lorenz-rk4-f32 lorenz-rk78-f64 kepler-rk78"}
-echo -e "round\tworkload\tisa\tlanes\ttime_ms\tpct_peak\tshape"
+WORKLOADS=${WORKLOADS:-"oscillator lorenz-rk4-f64 lorenz-rk4-f32 lorenz-rk78-f64 lorenz-rk78-f32 kepler-rk78 pendulum-rk4-f64 pendulum-rk4-f32"}
+# isa `any` is the default (auto picks among every instruction set of the CPU); the
+# others force one, as `EAGLE_ISA` / `--isa` do.
+echo -e "round\tworkload\tisa\tlanes\ttime_ms\tpct_peak\tshape\tceiling_pct_peak\tpct_of_ceiling"
 for r in $(seq "$ROUNDS"); do
   for w in $WORKLOADS; do
-    for isa in avx512 avx2; do
+    for isa in any avx512 avx2; do
       for lanes in auto 8 16 32 64; do
         [ "$isa" = avx2 ] && [ "$lanes" = 64 ] && continue
-        args=(--workload "$w" --arm host --threads "$THREADS" --repeat 5 --isa "$isa" --json)
+        [ "$isa" = any ] && [ "$lanes" != auto ] && continue
+        args=(--workload "$w" --arm host --threads "$THREADS" --repeat 5 --json)
+        [ "$isa" != any ] && args+=(--isa "$isa")
         [ "$lanes" != auto ] && args+=(--lanes "$lanes")
         "$CARD" "${args[@]}" 2>/dev/null | python3 -c '
 import json, sys
 c = json.load(sys.stdin); row = c["rows"][0]
 print("\t".join(str(x) for x in [sys.argv[1], row["workload"], sys.argv[2], sys.argv[3],
-      round(row["time_ms"], 2), round(row["flops_pct_of_peak"], 1), row.get("shape")]))
+      round(row["time_ms"], 2), round(row["flops_pct_of_peak"], 1), row.get("shape"),
+      round(row.get("ceiling_pct_of_peak") or 0, 1), round(row.get("pct_of_ceiling") or 0, 1)]))
 ' "$r" "$isa" "$lanes"
       done
     done

@@ -42,6 +42,13 @@ fn every_workload_and_host_arm_matches_the_baseline_bit_for_bit() {
                 if arm != Arm::RayonScalar {
                     assert!(row.launches > 0 && row.issued_gbs.unwrap() > 0.0, "{what}");
                     assert_eq!(row.active_by_launch.last(), Some(&0), "{what}: done");
+                    // Every host row says what bounds it, from its measured ceiling.
+                    let c = row.ceiling_pct_of_peak.expect("a host row's ceiling");
+                    assert!(c > 0.0 && c <= 100.0, "{what}: ceiling {c}% of peak");
+                    assert!(row.pct_of_ceiling.unwrap() > 0.0, "{what}");
+                    assert!(row.bound.is_some(), "{what}");
+                } else {
+                    assert_eq!(row.bound, None, "{what}: the baseline has no ceiling");
                 }
             }
         }

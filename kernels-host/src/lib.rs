@@ -182,7 +182,10 @@ impl HostTeam {
 
     /// The same team remembering its `lanes: auto` choices in `dir` (the on-disk build
     /// cache's folder), so the next process starts tuned; `None`: in this process only.
+    /// The first such team of a process also names the folder where the measured FMA
+    /// peaks are remembered ([`peak::remember_in`]).
     pub fn with_tuning_dir(mut self, dir: Option<std::path::PathBuf>) -> Self {
+        peak::remember_in(dir.clone());
         self.tuner = Arc::new(Tuner::new(dir));
         self
     }

@@ -2,9 +2,16 @@
 //! over all worker threads, the yardstick for "% of peak" on the host team, and a STREAM
 //! triad for memory bandwidth. A peak measured on a busy machine reads low, so a caller
 //! that observes more than it ([`raise_fma_peak`]) measures again and keeps the best.
+//!
+//! The FMA peaks are also remembered on disk, beside the `lanes: auto` choices (the folder
+//! the first host team with a tuning folder names, [`remember_in`]), per CPU model,
+//! instruction set, element type and thread count: a new process starts from the best
+//! reading any earlier one made (a quiet moment's), rather than from its own, which a busy
+//! machine makes low. A corrupt or foreign entry is ignored and measured again.
 
 use crate::Isa;
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
 use std::simd::{Simd, StdFloat};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -110,12 +117,21 @@ pub fn host_fma_peak(elem_bytes: usize) -> f64 {
     host_fma_peak_on(elem_bytes, rayon::current_num_threads())
 }
 
-/// [`host_fma_peak`] on `threads` threads (a row's own thread count).
+/// [`host_fma_peak`] on `threads` threads (a row's own thread count): the on-disk entry
+/// when there is one, else measured (and stored).
 pub fn host_fma_peak_on(elem_bytes: usize, threads: usize) -> f64 {
     let mut peaks = peaks();
-    *peaks
-        .entry((elem_bytes, threads))
-        .or_insert_with(|| measure_on(elem_bytes, threads))
+    *peaks.entry((elem_bytes, threads)).or_insert_with(|| {
+        let dir = cache_dir();
+        dir.and_then(|d| load(d, elem_bytes, threads))
+            .unwrap_or_else(|| {
+                let p = measure_on(elem_bytes, threads);
+                if let Some(d) = dir {
+                    store(d, elem_bytes, threads, p);
+                }
+                p
+            })
+    })
 }
 
 /// A rate of `observed` FLOP/s on `threads` threads was seen above the FMA peak for
@@ -130,8 +146,73 @@ pub fn raise_fma_peak(elem_bytes: usize, threads: usize, observed: f64) -> f64 {
     let again = measure_on(elem_bytes, threads);
     let mut peaks = peaks();
     let p = peaks.entry((elem_bytes, threads)).or_insert(again);
-    *p = p.max(again);
+    if again > *p {
+        *p = again;
+        if let Some(d) = cache_dir() {
+            store(d, elem_bytes, threads, again);
+        }
+    }
     *p
+}
+
+/// Folder of the on-disk peaks, set once per process (the first call wins; later ones,
+/// e.g. from every host team deployed, are ignored). `None`: this process only.
+pub fn remember_in(dir: Option<PathBuf>) {
+    let _ = CACHE_DIR.set(dir);
+}
+
+static CACHE_DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+fn cache_dir() -> Option<&'static Path> {
+    CACHE_DIR.get().and_then(|d| d.as_deref())
+}
+
+/// First line of a peak entry.
+const HEADER: &str = "eagle host peak v1";
+
+/// An entry's key line: everything the peak depends on.
+fn entry_key(elem_bytes: usize, threads: usize) -> String {
+    format!(
+        "fma elem_bytes={elem_bytes} threads={threads} cpu={} isa={} eagle={}",
+        crate::tune::cpu_model(),
+        Isa::detect().name(),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn file(dir: &Path, key: &str) -> PathBuf {
+    dir.join("host")
+        .join(format!("{:016x}.peak", crate::tune::fnv1a(key)))
+}
+
+/// The peak an entry for (`elem_bytes`, `threads`) holds, if its header and key match and
+/// its value is a positive finite FLOP rate.
+fn load(dir: &Path, elem_bytes: usize, threads: usize) -> Option<f64> {
+    let key = entry_key(elem_bytes, threads);
+    let text = std::fs::read_to_string(file(dir, &key)).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != HEADER || lines.next()? != key {
+        return None;
+    }
+    let v: f64 = lines.next()?.parse().ok()?;
+    (v.is_finite() && v > 0.0 && lines.next().is_none()).then_some(v)
+}
+
+/// Stores `flops` for (`elem_bytes`, `threads`) (temp file, then rename; a failure only
+/// costs the next process a measurement).
+fn store(dir: &Path, elem_bytes: usize, threads: usize, flops: f64) {
+    let key = entry_key(elem_bytes, threads);
+    let path = file(dir, &key);
+    if path
+        .parent()
+        .is_none_or(|p| std::fs::create_dir_all(p).is_err())
+    {
+        return;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, format!("{HEADER}\n{key}\n{flops}\n")).is_ok() {
+        let _ = std::fs::rename(&tmp, &path);
+    }
 }
 
 /// Best of 7 FMA runs on `threads` threads: on rayon's global pool when that is its size
@@ -189,4 +270,32 @@ pub fn measure_triad_bandwidth(threads: usize) -> f64 {
 pub fn host_bandwidth() -> f64 {
     static BW: OnceLock<f64> = OnceLock::new();
     *BW.get_or_init(|| measure_triad_bandwidth(rayon::current_num_threads()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_peak_is_read_back_and_corrupt_or_foreign_entries_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert_eq!(load(d, 8, 3), None, "nothing stored yet");
+        store(d, 8, 3, 1.25e11);
+        assert_eq!(load(d, 8, 3), Some(1.25e11));
+        assert_eq!(load(d, 4, 3), None, "another element type");
+        assert_eq!(load(d, 8, 2), None, "another thread count");
+        let path = file(d, &entry_key(8, 3));
+        for bad in [
+            String::new(),
+            "garbage".to_owned(),
+            format!("{HEADER}\n{}\n1e11\n", entry_key(8, 2)),
+            format!("{HEADER}\n{}\n-1\n", entry_key(8, 3)),
+            format!("{HEADER}\n{}\nNaN\n", entry_key(8, 3)),
+            format!("{HEADER}\n{}\n1e11\nextra\n", entry_key(8, 3)),
+        ] {
+            std::fs::write(&path, &bad).unwrap();
+            assert_eq!(load(d, 8, 3), None, "{bad:?}");
+        }
+    }
 }

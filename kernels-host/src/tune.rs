@@ -346,7 +346,7 @@ pub fn cpu_model() -> String {
 }
 
 /// 64-bit FNV-1a: a file name for a key (the file holds the whole key, which is checked).
-fn fnv1a(s: &str) -> u64 {
+pub(crate) fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -60,6 +60,13 @@ where
         }
     }
 
+    /// The first `m` samples (or all, when there are fewer), in their initial state.
+    pub fn head(&self, m: usize) -> Self {
+        let m = m.min(self.len());
+        let cut = |planes: &[Vec<K::Real>]| planes.iter().map(|p| p[..m].to_vec()).collect();
+        Ensemble::new(cut(&self.ins), self.params.clone(), cut(&self.init))
+    }
+
     /// Puts sample `order[i]` at position `i` in every plane (the initial state too).
     pub fn permute(&mut self, order: &[usize]) {
         for p in self

@@ -143,6 +143,18 @@ pub struct Row {
     /// The row measured above the FMA peak even after measuring the peak again: the peak
     /// is under-measured (a busy machine) and the row's % is capped at 100.
     pub peak_under_measured: bool,
+    /// Host team rows: the kernel's ceiling on this CPU, as % of the FMA peak: the issued
+    /// FLOP/s of the same kernel at the same shape over a slice of the ensemble that stays
+    /// in cache (its instruction mix and dependency chains on the FP pipes, memory out of
+    /// the way). A kernel of adds, compares and selects besides its FMAs sits well below
+    /// 100% there, and so does every row of it.
+    pub ceiling_pct_of_peak: Option<f64>,
+    /// The row's issued FLOP/s (finished lanes of running groups included) as % of that
+    /// ceiling: near 100, the row runs as fast as its instructions allow.
+    pub pct_of_ceiling: Option<f64>,
+    /// What bounds the row: `"FP pipes"` when its issued FLOPs at the ceiling's rate take
+    /// longer than its issued bytes at the STREAM triad's, else `"memory"`.
+    pub bound: Option<&'static str>,
     /// Active samples after each launch (the compaction story).
     pub active_by_launch: Vec<usize>,
     /// Slots each launch passed over (finished samples not yet compacted away included).
@@ -163,6 +175,7 @@ impl Row {
         report: Option<&RunReport>,
         max_rel_diff_vs_baseline: f64,
         threads: Option<usize>,
+        ceiling: Option<f64>,
     ) -> Row {
         let elem_bytes = if real == "f32" { 4 } else { 8 };
         let useful_sample_steps = lifetimes.total;
@@ -176,18 +189,38 @@ impl Row {
                 },
                 p.memory_bandwidth,
             ),
-            // A host row above the measured peak means the peak read low: measure it again.
+            // A host row (or its ceiling) above the measured peak means the peak read low:
+            // measure it again.
             _ => (
                 peak::raise_fma_peak(
                     elem_bytes,
                     threads.unwrap_or_else(rayon::current_num_threads),
-                    useful,
+                    useful.max(ceiling.unwrap_or(0.0)),
                 ),
                 peak::host_bandwidth(),
             ),
         };
         let peak_under_measured = useful > fp_peak;
         let issued = report.map(|r| r.issued_bytes as f64 / median_s);
+        // The row's issued FLOP/s against its ceiling, and seconds at each bound.
+        let issued_flops = report
+            .and_then(|r| r.issued_sample_steps)
+            .map(|s| (s * flops_per_step) as f64);
+        let (pct_of_ceiling, bound) = match (ceiling, issued_flops, report) {
+            (Some(c), Some(f), Some(r)) => {
+                let compute_s = f / c;
+                let memory_s = r.issued_bytes as f64 / bw_peak;
+                (
+                    Some(100.0 * f / median_s / c),
+                    Some(if memory_s > compute_s {
+                        "memory"
+                    } else {
+                        "FP pipes"
+                    }),
+                )
+            }
+            _ => (None, None),
+        };
         Row {
             workload: w.name(),
             team: arm.team(),
@@ -219,6 +252,9 @@ impl Row {
             }),
             threads,
             peak_under_measured,
+            ceiling_pct_of_peak: ceiling.map(|c| (100.0 * c / fp_peak).min(100.0)),
+            pct_of_ceiling,
+            bound,
             active_by_launch: report.map_or_else(Vec::new, |r| r.active_by_launch.clone()),
             slots_by_launch: report.map_or_else(Vec::new, |r| r.slots_by_launch.clone()),
         }
@@ -269,8 +305,14 @@ impl Card {
         let _ = writeln!(
             s,
             "# Performance card\n\nHost: {} ({}), {} threads, FMA peak {:.1} GFLOP/s FP64 and \
-             {:.1} GFLOP/s FP32, STREAM triad {:.1} GB/s, all measured by this run (a row \
-             that beats a peak makes the card measure it again).\n",
+             {:.1} GFLOP/s FP32, STREAM triad {:.1} GB/s, all measured (a row that beats a \
+             peak makes the card measure it again; the FMA peaks are remembered with `lanes: \
+             auto`'s choices, the best any run on this CPU measured).\n\n\
+             Bound (host rows): the kernel's ceiling is the issued FLOP/s of the same kernel at \
+             the row's shape over a slice of the ensemble small enough to stay in cache (its \
+             instructions on the FP pipes, memory out of the way), as % of the FMA peak; the \
+             row's issued FLOP/s is then a % of that ceiling, and the row is bound by the FP \
+             pipes unless its issued bytes at the triad's rate take longer.\n",
             hawk_host::tune::cpu_model(),
             hawk_host::Isa::detect().name(),
             self.host_threads,
@@ -305,17 +347,18 @@ impl Card {
                 s,
                 "| team | arm | ISA x lanes (source), threads | time (ms) | vs baseline | launches | \
                  steps | compactions | issued/useful steps | useful GFLOP/s | % FLOP peak | \
-                 issued GB/s | % BW peak | max rel diff |"
+                 issued GB/s | % BW peak | bound: ceiling % of peak, row % of ceiling | \
+                 max rel diff |"
             );
             let _ = writeln!(
                 s,
-                "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+                "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"
             );
             for r in rows {
                 let opt = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.1}"));
                 let _ = writeln!(
                     s,
-                    "| {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} | {}{:.1} | {} | {} | {:.1e} |",
+                    "| {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {:.2} | {}{:.1} | {} | {} | {} | {:.1e} |",
                     r.team,
                     r.arm,
                     match (&r.shape, r.threads) {
@@ -339,6 +382,10 @@ impl Card {
                     r.flops_pct_of_peak,
                     opt(r.issued_gbs),
                     opt(r.bytes_pct_of_peak),
+                    match (r.bound, r.ceiling_pct_of_peak, r.pct_of_ceiling) {
+                        (Some(b), Some(c), Some(p)) => format!("{b}: {c:.0}%, {p:.0}%"),
+                        _ => "-".to_owned(),
+                    },
                     r.max_rel_diff_vs_baseline
                 );
             }

@@ -14,7 +14,7 @@ use hawk::builtin::{
     KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator, PendulumRk4,
     PendulumRk4F32,
 };
-use hawk::{Kernel, LaneArray, Real};
+use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
 use std::any::Any;
 use std::time::{Duration, Instant};
@@ -194,8 +194,9 @@ pub trait Case {
     fn run_once_on(&mut self, job: &MpiJob, balance: Balance) -> Result<Duration, MpiError>;
     /// The last [`Case::run_once_on`]'s merged report (parts per rank, imbalance).
     fn merged(&self) -> Option<&Merged>;
-    /// The card row for a measured median run time (after at least one `run_once`).
-    fn row(&self, median_s: f64) -> Row;
+    /// The card row for a measured median run time (after at least one `run_once`). A host
+    /// team row also measures its in-cache ceiling ([`Row::ceiling_pct_of_peak`]).
+    fn row(&mut self, median_s: f64) -> Row;
 }
 
 /// [`Workload::case_in_order`] for the workloads whose rayon scalar arm is the kernel's own
@@ -229,6 +230,8 @@ struct Prepared<K: Kernel> {
     scalar: ScalarLoop<K>,
     arm: Arm,
     e: Ensemble<K>,
+    /// The host team's configuration (also of the in-cache ceiling run).
+    host: HostConfig,
     deployed: eagle::Deployed<K>,
     flops_per_step: u64,
     /// Steps each sample took in the baseline (the useful work).
@@ -270,7 +273,7 @@ where
         let choice = if arm.team() == "device" {
             TeamChoice::Device
         } else {
-            TeamChoice::Host(host)
+            TeamChoice::Host(host.clone())
         };
         let deployed = eagle::deploy_on(K::default(), choice)?;
         Ok(Box::new(Prepared {
@@ -278,6 +281,7 @@ where
             scalar,
             arm,
             e,
+            host,
             deployed,
             flops_per_step,
             steps,
@@ -332,7 +336,7 @@ where
         self.merged.as_ref()
     }
 
-    fn row(&self, median_s: f64) -> Row {
+    fn row(&mut self, median_s: f64) -> Row {
         let max_rel_diff = self
             .e
             .muts
@@ -361,6 +365,8 @@ where
             eagle::Team::Host(h) => Some(h.threads()),
             eagle::Team::Device(_) => None,
         };
+        let shape = self.report.as_ref().and_then(|r| r.lanes).map(|c| c.shape);
+        let ceiling = shape.and_then(|s| self.ceiling(s));
         Row::new(
             self.workload,
             self.arm,
@@ -372,7 +378,52 @@ where
             self.report.as_ref(),
             max_rel_diff,
             threads,
+            ceiling,
         )
+    }
+}
+
+/// Working set of the in-cache ceiling run, per thread (bytes of planes): within a core's
+/// L2, and large enough that one launch's work dwarfs the launch's own cost.
+const CEILING_BYTES_PER_THREAD: usize = 256 << 10;
+
+impl<K: Kernel> Prepared<K>
+where
+    K::Real: HostReal,
+{
+    /// The row's ceiling: issued FLOP/s of the same kernel on the same host team shape
+    /// (ISA, lanes, threads) over the ensemble's first samples, few enough to stay in
+    /// cache, in one launch each with compaction off, best of 5. It is what this kernel's
+    /// instruction stream gets from the FP pipes here (its mix of FMAs, adds, compares and
+    /// selects, and its dependency chains), with memory out of the way; `None` if it could
+    /// not run.
+    fn ceiling(&self, shape: hawk_host::tune::Shape) -> Option<f64> {
+        let threads = match self.deployed.team() {
+            eagle::Team::Host(h) => h.threads(),
+            eagle::Team::Device(_) => return None,
+        };
+        let bytes = (self.e.ins.len() + self.e.muts.len()) * size_of::<K::Real>();
+        let per_thread = (CEILING_BYTES_PER_THREAD / bytes.max(1)).next_multiple_of(shape.lanes);
+        let mut small = self.e.head(per_thread * threads);
+        let host = HostConfig {
+            lanes: Some(shape.lanes),
+            isa: Some(shape.isa),
+            ..self.host.clone()
+        };
+        let deployed = eagle::deploy_on(K::default(), TeamChoice::Host(host)).ok()?;
+        let longest = self.steps[..small.len()].iter().copied().max()?.max(1);
+        let options = Options::new(MAX_STEPS)
+            .compaction(Compaction::Off)
+            .steps(Steps::Fixed(u32::try_from(longest).ok()?));
+        (0..5)
+            .map(|_| {
+                small.reset();
+                let t0 = Instant::now();
+                let r = small.run(&deployed, options.clone()).ok()?;
+                let issued = r.issued_sample_steps? * self.flops_per_step;
+                Some(issued as f64 / t0.elapsed().as_secs_f64())
+            })
+            .try_fold(0.0, |best: f64, r| r.map(|r| best.max(r)))
     }
 }
 

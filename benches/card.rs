@@ -68,7 +68,7 @@ fn main() {
             }
             g.finish();
         }
-        for (arm, case) in &mut cases {
+        for (arm, case) in &cases {
             if let Some(s) = median_s(&group, arm.name()) {
                 rows.push(case.row(s));
             }

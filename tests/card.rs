@@ -147,7 +147,11 @@ fn slots_figure_draws_every_arm_of_a_varied_lifetime_workload() {
     // Without compaction each lane group steps exactly as long as its longest sample: the
     // issued steps the team counted are the bound's numerator. Compaction issues fewer.
     let issued = |r: &Row| r.issued_per_useful_step.unwrap();
-    assert!((issued(&rows[1]) - rows[1].lifetimes.compaction_bound).abs() < 1e-12);
+    approx::assert_relative_eq!(
+        issued(&rows[1]),
+        rows[1].lifetimes.compaction_bound,
+        epsilon = 1e-12
+    );
     assert!(1.0 <= issued(&rows[0]) && issued(&rows[0]) < issued(&rows[1]));
     let dir = std::env::temp_dir().join(format!("eagle-slots-{}", std::process::id()));
     let paths = Card::new(rows).write(&dir).unwrap();

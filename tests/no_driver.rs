@@ -71,11 +71,7 @@ fn peaks_from_attributes() {
     );
     assert_eq!(p.fp32_per_sm, 128);
     assert_eq!(p.fp64_ratio, 0.5);
-    assert!((p.fp32_flops - 66.9e12).abs() < 0.1e12, "{}", p.fp32_flops);
-    assert!((p.fp64_flops - p.fp32_flops / 2.0).abs() < 1.0);
-    assert!(
-        (p.memory_bandwidth - 4.02e12).abs() < 0.01e12,
-        "{}",
-        p.memory_bandwidth
-    );
+    approx::assert_abs_diff_eq!(p.fp32_flops, 66.9e12, epsilon = 0.1e12);
+    approx::assert_relative_eq!(p.fp64_flops, p.fp32_flops / 2.0, max_relative = 1e-12);
+    approx::assert_abs_diff_eq!(p.memory_bandwidth, 4.02e12, epsilon = 0.01e12);
 }

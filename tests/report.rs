@@ -46,7 +46,10 @@ fn max_steps_100_stops_at_the_cap() {
     assert_eq!(r.launches, 2);
     assert_eq!(r.launches_by_k, BTreeMap::from([(36, 1), (64, 1)]));
     assert_eq!(r.active, 100_000);
-    assert!(e.t.iter().all(|&t| (t - 0.1).abs() < 1e-12));
+    assert!(
+        e.t.iter()
+            .all(|&t| approx::relative_eq!(t, 0.1, epsilon = 1e-12))
+    );
 }
 
 #[test]

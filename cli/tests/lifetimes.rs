@@ -9,11 +9,11 @@ fn bound_is_group_maxima_over_useful_steps() {
     // Groups [1, 3] and [2, 2, ...]: maxima 3 and 2 -> (3*2 + 2*2) / 8.
     let l = Lifetimes::new(&[1, 3, 2, 2], 2);
     assert_eq!((l.min, l.max, l.lanes), (1, 3, 2));
-    assert!((l.mean - 2.0).abs() < 1e-12);
-    assert!((l.compaction_bound - 10.0 / 8.0).abs() < 1e-12);
+    approx::assert_relative_eq!(l.mean, 2.0, epsilon = 1e-12);
+    approx::assert_relative_eq!(l.compaction_bound, 10.0 / 8.0, epsilon = 1e-12);
     // A short last group counts only its own samples.
     let l = Lifetimes::new(&[4, 4, 1], 2);
-    assert!((l.compaction_bound - 9.0 / 9.0).abs() < 1e-12);
+    approx::assert_relative_eq!(l.compaction_bound, 9.0 / 9.0, epsilon = 1e-12);
     // Equal lifetimes leave compaction nothing to gain.
     assert_eq!(Lifetimes::new(&[5; 16], 8).compaction_bound, 1.0);
 }

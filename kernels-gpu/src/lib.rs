@@ -35,7 +35,13 @@
 //! use its operators, [`Lane`] methods (`simd_ge`, `select`, `sqrt`, `mul_add`, ...) and
 //! `Scalar::splat(c)` for constants.
 #![no_std]
-#![cfg_attr(not(target_arch = "nvptx64"), feature(portable_simd))]
+// `core_intrinsics`: the vector lanes' fused multiply-add and square root (`simd_fma`,
+// `simd_fsqrt`, what std's `StdFloat` calls; `core::simd` has no `no_std` face for them).
+#![cfg_attr(
+    not(target_arch = "nvptx64"),
+    feature(portable_simd, core_intrinsics),
+    allow(internal_features)
+)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel, stdarch_nvptx))]
 #![feature(core_float_math)]
 

@@ -102,7 +102,7 @@ fn check_row_sums<const S: usize>(tab: &Tableau<S>) {
         let s: f64 = tab.a[i].iter().sum();
         let mag: f64 = tab.a[i].iter().map(|a| a.abs()).sum::<f64>().max(1.0);
         assert!(
-            (s - tab.c[i]).abs() <= 4.0 * f64::EPSILON * mag,
+            approx::abs_diff_eq!(s, tab.c[i], epsilon = 4.0 * f64::EPSILON * mag),
             "{} row {i}: sum {s} != c {}",
             tab.name,
             tab.c[i]

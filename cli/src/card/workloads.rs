@@ -196,7 +196,7 @@ pub trait Case {
     fn merged(&self) -> Option<&Merged>;
     /// The card row for a measured median run time (after at least one `run_once`). A host
     /// team row also measures its in-cache ceiling ([`Row::ceiling_pct_of_peak`]).
-    fn row(&mut self, median_s: f64) -> Row;
+    fn row(&self, median_s: f64) -> Row;
 }
 
 /// [`Workload::case_in_order`] for the workloads whose rayon scalar arm is the kernel's own
@@ -230,8 +230,6 @@ struct Prepared<K: Kernel> {
     scalar: ScalarLoop<K>,
     arm: Arm,
     e: Ensemble<K>,
-    /// The host team's configuration (also of the in-cache ceiling run).
-    host: HostConfig,
     deployed: eagle::Deployed<K>,
     flops_per_step: u64,
     /// Steps each sample took in the baseline (the useful work).
@@ -273,7 +271,7 @@ where
         let choice = if arm.team() == "device" {
             TeamChoice::Device
         } else {
-            TeamChoice::Host(host.clone())
+            TeamChoice::Host(host)
         };
         let deployed = eagle::deploy_on(K::default(), choice)?;
         Ok(Box::new(Prepared {
@@ -281,7 +279,6 @@ where
             scalar,
             arm,
             e,
-            host,
             deployed,
             flops_per_step,
             steps,
@@ -336,7 +333,7 @@ where
         self.merged.as_ref()
     }
 
-    fn row(&mut self, median_s: f64) -> Row {
+    fn row(&self, median_s: f64) -> Row {
         let max_rel_diff = self
             .e
             .muts
@@ -365,8 +362,7 @@ where
             eagle::Team::Host(h) => Some(h.threads()),
             eagle::Team::Device(_) => None,
         };
-        let shape = self.report.as_ref().and_then(|r| r.lanes).map(|c| c.shape);
-        let ceiling = shape.and_then(|s| self.ceiling(s));
+        let ceiling = self.ceiling();
         Row::new(
             self.workload,
             self.arm,
@@ -391,26 +387,26 @@ impl<K: Kernel> Prepared<K>
 where
     K::Real: HostReal,
 {
-    /// The row's ceiling: issued FLOP/s of the same kernel on the same host team shape
-    /// (ISA, lanes, threads) over the ensemble's first samples, few enough to stay in
-    /// cache, in one launch each with compaction off, best of 5. It is what this kernel's
-    /// instruction stream gets from the FP pipes here (its mix of FMAs, adds, compares and
-    /// selects, and its dependency chains), with memory out of the way; `None` if it could
-    /// not run.
-    fn ceiling(&self, shape: hawk_host::tune::Shape) -> Option<f64> {
-        let threads = match self.deployed.team() {
-            eagle::Team::Host(h) => h.threads(),
-            eagle::Team::Device(_) => return None,
+    /// The row's ceiling: issued FLOP/s of the same kernel on the same host team, at the
+    /// shape its runs took (ISA, lanes, threads), over the ensemble's first samples, few
+    /// enough to stay in cache, in one launch each with compaction off, best of 5. It is
+    /// what this kernel's instruction stream gets from the FP pipes here (its mix of FMAs,
+    /// adds, compares and selects, and its dependency chains), with memory out of the way.
+    /// `None` off the host team, before the team has chosen its shape, or if it could not
+    /// run. (The same team, not a new one: a second thread pool would compete with the
+    /// row's, whose workers spin for a while after a run.)
+    fn ceiling(&self) -> Option<f64> {
+        let eagle::Team::Host(h) = self.deployed.team() else {
+            return None;
         };
+        let ran = self.report.as_ref()?.lanes?;
+        if ran.source == hawk_host::tune::ShapeSource::Probing {
+            return None;
+        }
         let bytes = (self.e.ins.len() + self.e.muts.len()) * size_of::<K::Real>();
-        let per_thread = (CEILING_BYTES_PER_THREAD / bytes.max(1)).next_multiple_of(shape.lanes);
-        let mut small = self.e.head(per_thread * threads);
-        let host = HostConfig {
-            lanes: Some(shape.lanes),
-            isa: Some(shape.isa),
-            ..self.host.clone()
-        };
-        let deployed = eagle::deploy_on(K::default(), TeamChoice::Host(host)).ok()?;
+        let per_thread =
+            (CEILING_BYTES_PER_THREAD / bytes.max(1)).next_multiple_of(ran.shape.lanes);
+        let mut small = self.e.head(per_thread * h.threads());
         let longest = self.steps[..small.len()].iter().copied().max()?.max(1);
         let options = Options::new(MAX_STEPS)
             .compaction(Compaction::Off)
@@ -419,7 +415,10 @@ where
             .map(|_| {
                 small.reset();
                 let t0 = Instant::now();
-                let r = small.run(&deployed, options.clone()).ok()?;
+                let r = small.run(&self.deployed, options.clone()).ok()?;
+                if r.lanes.map(|c| c.shape) != Some(ran.shape) {
+                    return None;
+                }
                 let issued = r.issued_sample_steps? * self.flops_per_step;
                 Some(issued as f64 / t0.elapsed().as_secs_f64())
             })

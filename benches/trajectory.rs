@@ -65,12 +65,17 @@ fn warm(d: &Deployed<LorenzRk4>, save: bool) -> impl FnMut() + use<> {
     let p: &'static mut Planes = Box::leak(Box::new(Planes::new()));
     let mut runner = eagle::until_done_with(d, options(save), p.planes()).unwrap();
     move || {
-        runner.plane_mut("x").unwrap().fill(1.0);
-        for name in ["y", "z", "t"] {
-            runner.plane_mut(name).unwrap().fill(0.0);
-        }
+        reset(&mut runner);
         let r = runner.run().unwrap();
         assert!(r.done());
+    }
+}
+
+/// Puts a runner's state back to the initial one (x = 1, y = z = t = 0).
+fn reset(runner: &mut eagle::Runner<'_, LorenzRk4>) {
+    runner.plane_mut("x").unwrap().fill(1.0);
+    for name in ["y", "z", "t"] {
+        runner.plane_mut(name).unwrap().fill(0.0);
     }
 }
 
@@ -79,10 +84,7 @@ fn warm_report(d: &Deployed<LorenzRk4>, save: bool) -> (eagle::RunReport, f64) {
     let mut p = Planes::new();
     let mut runner = eagle::until_done_with(d, options(save), p.planes()).unwrap();
     runner.run().unwrap();
-    runner.plane_mut("x").unwrap().fill(1.0);
-    for name in ["y", "z", "t"] {
-        runner.plane_mut(name).unwrap().fill(0.0);
-    }
+    reset(&mut runner);
     let t0 = Instant::now();
     let r = runner.run().unwrap();
     let t = t0.elapsed().as_secs_f64();

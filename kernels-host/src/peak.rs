@@ -190,29 +190,15 @@ fn file(dir: &Path, key: &str) -> PathBuf {
 fn load(dir: &Path, elem_bytes: usize, threads: usize) -> Option<f64> {
     let key = entry_key(elem_bytes, threads);
     let text = std::fs::read_to_string(file(dir, &key)).ok()?;
-    let mut lines = text.lines();
-    if lines.next()? != HEADER || lines.next()? != key {
-        return None;
-    }
+    let mut lines = crate::tune::entry_lines(&text, HEADER, &key)?;
     let v: f64 = lines.next()?.parse().ok()?;
     (v.is_finite() && v > 0.0 && lines.next().is_none()).then_some(v)
 }
 
-/// Stores `flops` for (`elem_bytes`, `threads`) (temp file, then rename; a failure only
-/// costs the next process a measurement).
+/// Stores `flops` for (`elem_bytes`, `threads`).
 fn store(dir: &Path, elem_bytes: usize, threads: usize, flops: f64) {
     let key = entry_key(elem_bytes, threads);
-    let path = file(dir, &key);
-    if path
-        .parent()
-        .is_none_or(|p| std::fs::create_dir_all(p).is_err())
-    {
-        return;
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, format!("{HEADER}\n{key}\n{flops}\n")).is_ok() {
-        let _ = std::fs::rename(&tmp, &path);
-    }
+    crate::tune::store_entry(&file(dir, &key), &format!("{HEADER}\n{key}\n{flops}\n"));
 }
 
 /// Best of 7 FMA runs on `threads` threads: on rayon's global pool when that is its size

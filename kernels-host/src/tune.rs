@@ -266,20 +266,13 @@ impl Tuner {
     /// Stores `shape` for `key` (a failure only costs the next process its probes).
     fn store(&self, key: &TuneKey, shape: Shape) {
         let Some(path) = self.file(key) else { return };
-        let Some(dir) = path.parent() else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let text = format!(
             "{HEADER}\n{}\n{} {}\n",
             entry_key(key),
             shape.isa.name(),
             shape.lanes
         );
-        if std::fs::write(&tmp, text).is_ok() {
-            let _ = std::fs::rename(&tmp, &path);
-        }
+        store_entry(&path, &text);
     }
 
     fn file(&self, key: &TuneKey) -> Option<PathBuf> {
@@ -311,15 +304,40 @@ fn entry_key(key: &TuneKey) -> String {
 /// The shape an entry holds, when its header and key are `key`'s (else `None`: corrupt or
 /// foreign entries are ignored and measured again).
 fn parse_entry(text: &str, key: &str) -> Option<Shape> {
-    let mut lines = text.lines();
-    if lines.next()? != HEADER || lines.next()? != key {
-        return None;
-    }
+    let mut lines = entry_lines(text, HEADER, key)?;
     let mut words = lines.next()?.split(' ');
     let isa = Isa::from_name(words.next()?)?;
     let lanes: usize = words.next()?.parse().ok()?;
     (isa.available() && crate::LANE_WIDTHS.contains(&lanes) && lines.next().is_none())
         .then_some(Shape { isa, lanes })
+}
+
+/// The lines after an entry's first two, when those are `header` and `key` (else `None`:
+/// a corrupt or foreign entry). Entries of the tuning folder (`.lanes`, `.peak`) are a
+/// header line, the whole key they answer, then their value.
+pub(crate) fn entry_lines<'t>(
+    text: &'t str,
+    header: &str,
+    key: &str,
+) -> Option<std::str::Lines<'t>> {
+    let mut lines = text.lines();
+    (lines.next()? == header && lines.next()? == key).then_some(lines)
+}
+
+/// Writes an entry of the tuning folder (its folder created, a temp file renamed over it,
+/// so a reader never sees half of one); a failure only costs the next process a
+/// measurement.
+pub(crate) fn store_entry(path: &std::path::Path, text: &str) {
+    if path
+        .parent()
+        .is_none_or(|p| std::fs::create_dir_all(p).is_err())
+    {
+        return;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, text).is_ok() {
+        let _ = std::fs::rename(&tmp, path);
+    }
 }
 
 /// Candidate indices, fastest first (untimed last).

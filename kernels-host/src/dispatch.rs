@@ -214,7 +214,12 @@ where
     // One branch per chunk: the loop without saving is its own monomorphization.
     unsafe {
         if p.save.on() {
-            chunk_with::<K, L, GroupSave<'_, L>>(p, lo, hi, k)
+            let stats = chunk_with::<K, L, GroupSave<'_, L>>(p, lo, hi, k);
+            // Saved points were written with streaming stores: make them visible before
+            // the launch ends (the rule of `Lane::store_stream`).
+            #[cfg(target_arch = "x86_64")]
+            core::arch::x86_64::_mm_sfence();
+            stats
         } else {
             chunk_with::<K, L, NoSave>(p, lo, hi, k)
         }

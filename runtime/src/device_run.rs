@@ -266,7 +266,7 @@ impl<B: Backend> Session<B> {
             return Ok(());
         };
         let _r = trace::range("trajectory to_host");
-        self.be.download(b.data, bytes_of_mut(&mut traj.data))?;
+        self.be.download(b.data, bytes_of_mut(&mut traj.data[..]))?;
         self.be.download(b.status, &mut traj.status)?;
         self.saved_on_device = false;
         Ok(())

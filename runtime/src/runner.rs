@@ -231,7 +231,13 @@ where
         if let Some(plan) = &self.save {
             match &mut self.trajectory {
                 Some(t) if t.fits(plan) => t.reset(),
-                t => *t = Some(Trajectory::new(plan)),
+                t => {
+                    let mut fresh = Trajectory::new(plan);
+                    if let Team::Host(team) = &self.deployed.team {
+                        team.install(|| fresh.first_touch());
+                    }
+                    *t = Some(fresh);
+                }
             }
         }
         self.go()

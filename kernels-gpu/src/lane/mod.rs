@@ -108,6 +108,18 @@ pub trait Lane:
     /// # Safety
     /// `p` must be valid for writing `WIDTH` elements.
     unsafe fn store(self, p: *mut Self::Elem);
+    /// Writes `WIDTH` consecutive elements that will not be read again soon (saved points):
+    /// on x86-64 vector lanes, non-temporal (streaming) stores where `p` is 16-byte aligned,
+    /// which skip the read of each line a plain store makes; else a plain [`store`](Self::store).
+    /// The same bits either way.
+    ///
+    /// # Safety
+    /// As [`store`](Self::store). On x86-64 the writing thread must run an `sfence`
+    /// (`core::arch::x86_64::_mm_sfence`) before any other thread reads what it wrote.
+    #[inline(always)]
+    unsafe fn store_stream(self, p: *mut Self::Elem) {
+        unsafe { self.store(p) }
+    }
     /// Lane `i`'s value.
     fn lane(self, i: usize) -> Self::Elem;
     /// Per lane: `a` where `m` is set, else `b` (numpy's `where`).

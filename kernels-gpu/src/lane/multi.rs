@@ -126,6 +126,12 @@ impl<V: Lane, const G: usize> Lane for Multi<V, G> {
         }
     }
     #[inline(always)]
+    unsafe fn store_stream(self, p: *mut V::Elem) {
+        for (g, v) in self.0.iter().enumerate() {
+            unsafe { v.store_stream(p.add(g * V::WIDTH)) }
+        }
+    }
+    #[inline(always)]
     fn lane(self, i: usize) -> V::Elem {
         self.0[i / V::WIDTH].lane(i % V::WIDTH)
     }

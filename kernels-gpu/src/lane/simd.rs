@@ -41,7 +41,7 @@ simd_mask!(i64);
 simd_mask!(i32);
 
 macro_rules! simd_lane {
-    ($t:ident, $i:ty) => {
+    ($t:ident, $i:ty, $m128:ident, $stream:ident) => {
         impl<const N: usize> Lane for Simd<$t, N> {
             type Elem = $t;
             type Mask = core::simd::Mask<$i, N>;
@@ -58,6 +58,28 @@ macro_rules! simd_lane {
             #[inline(always)]
             unsafe fn store(self, p: *mut $t) {
                 unsafe { core::ptr::write_unaligned(p as *mut [$t; N], self.to_array()) }
+            }
+            #[inline(always)]
+            unsafe fn store_stream(self, p: *mut $t) {
+                // SSE's 16-byte streaming store: baseline on x86-64, so callable from every
+                // ISA variant of the chunk loop (`core::intrinsics::nontemporal_store` is a
+                // plain store on x86). Write-combining joins a line's four into one write.
+                #[cfg(target_arch = "x86_64")]
+                {
+                    const C: usize = 16 / core::mem::size_of::<$t>();
+                    if N % C == 0 && (p as usize) % 16 == 0 {
+                        let a = self.to_array();
+                        let mut c = 0;
+                        while c < N {
+                            let v: core::arch::x86_64::$m128 =
+                                Simd::<$t, C>::from_slice(&a[c..c + C]).into();
+                            unsafe { core::arch::x86_64::$stream(p.add(c), v) };
+                            c += C;
+                        }
+                        return;
+                    }
+                }
+                unsafe { self.store(p) }
             }
             #[inline(always)]
             fn lane(self, i: usize) -> $t {
@@ -129,5 +151,5 @@ macro_rules! simd_lane {
         }
     };
 }
-simd_lane!(f64, i64);
-simd_lane!(f32, i32);
+simd_lane!(f64, i64, __m128d, _mm_stream_pd);
+simd_lane!(f32, i32, __m128, _mm_stream_ps);

@@ -1,11 +1,9 @@
 //! `lanes: auto`: the host team picks its launch shape (instruction set x lane width) by
 //! measuring. Results are bit-identical for every shape, so the first launch of a run can
 //! be a probe: its chunks take the candidate shapes in turn (interleaved over the work
-//! set), each shape's chunks are timed per issued sample-step; the next six launches run
-//! the three fastest, one whole launch each, twice over in turn (A B C A B C), timed the
-//! same way; the best of those (each finalist by its faster launch, so one launch slowed by
-//! another process cannot decide) is kept for the rest of the run and remembered, in this
-//! process and on disk (per kernel,
+//! set), each shape's chunks are timed per issued sample-step; the next three launches run
+//! the three fastest, one whole launch each, timed the same way; the best of those is kept
+//! for the rest of the run and remembered, in this process and on disk (per kernel,
 //! element type, CPU model, instruction sets and thread count), so the next process starts
 //! tuned. A run too short to decide leaves the probes' results to the team's next run.
 
@@ -96,13 +94,9 @@ pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
     out
 }
 
-/// Finalists: the fastest candidates of the probe launch, each then timed over whole
-/// launches of its own before one is chosen.
+/// Finalists: the fastest candidates of the probe launch, each then timed over a whole
+/// launch of its own before one is chosen.
 const CONFIRM: usize = 3;
-
-/// Whole launches each finalist gets, taken in turn (A B C A B C); a finalist counts by its
-/// fastest, so a launch slowed by another process on the machine cannot decide alone.
-const CONFIRM_ROUNDS: usize = 2;
 
 /// Fewest issued sample-steps a candidate needs in a probe to be timed (below it the
 /// chunks' fixed costs dominate and the timing says nothing about the shape).
@@ -133,24 +127,15 @@ pub struct ProbeTiming {
 #[derive(Clone, Debug)]
 enum State {
     /// Candidates and the best seconds per issued sample-step each measured so far in
-    /// probe launches; then the fastest few, each timed over whole launches of its own
-    /// (short chunks of a fast kernel time noisily, whole launches less so).
+    /// probe launches; then the fastest few, each timed over a whole launch of its own
+    /// (short chunks of a fast kernel time noisily, whole launches do not).
     Probing {
         candidates: Vec<Shape>,
         timed: Vec<Option<f64>>,
-        confirm: Vec<Finalist>,
+        confirm: Vec<(Shape, Option<f64>)>,
     },
     /// Decided.
     Chosen(Shape, ShapeSource),
-}
-
-/// A finalist of a probe: its shape, its best seconds per issued sample-step over its
-/// whole launches, and how many of those it has had.
-#[derive(Clone, Copy, Debug)]
-struct Finalist {
-    shape: Shape,
-    best: Option<f64>,
-    launches: usize,
 }
 
 /// The tuning key: which kernel, element type, CPU and thread count a choice is for.
@@ -219,26 +204,21 @@ impl Tuner {
                     *confirm = ranked(timed)
                         .into_iter()
                         .take(CONFIRM)
-                        .map(|i| Finalist {
-                            shape: candidates[i],
-                            best: None,
-                            launches: 0,
-                        })
+                        .map(|i| (candidates[i], None))
                         .collect();
                 }
-                // In turn: the first finalist with the fewest launches so far.
                 let next = confirm
                     .iter()
-                    .min_by_key(|c| c.launches)
-                    .expect("at least one finalist");
-                LaunchPlan::Probe(vec![next.shape])
+                    .find(|c| c.1.is_none())
+                    .unwrap_or(&confirm[0]);
+                LaunchPlan::Probe(vec![next.0])
             }
         }
     }
 
     /// Records a probe launch (several shapes' chunks, or one finalist's whole launch);
-    /// once every finalist has been timed over [`CONFIRM_ROUNDS`] whole launches, the best
-    /// of them is chosen, stored, and returned as `Probed`.
+    /// once every finalist has been timed over a whole launch, the best of them is chosen,
+    /// stored, and returned as `Probed`.
     pub fn record(&self, key: &TuneKey, probe: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         let Some(State::Probing {
@@ -255,16 +235,15 @@ impl Tuner {
                 if let Some(i) = candidates.iter().position(|&s| s == p.shape) {
                     timed[i] = Some(timed[i].map_or(rate, |t| t.min(rate)));
                 }
-            } else if let Some(c) = confirm.iter_mut().find(|c| c.shape == p.shape) {
-                c.best = Some(c.best.map_or(rate, |t: f64| t.min(rate)));
-                c.launches += 1;
+            } else if let Some(c) = confirm.iter_mut().find(|c| c.0 == p.shape) {
+                c.1 = Some(c.1.map_or(rate, |t: f64| t.min(rate)));
             }
         }
         let best = if candidates.len() == 1 && timed[0].is_some() {
             candidates[0]
-        } else if !confirm.is_empty() && confirm.iter().all(|c| c.launches >= CONFIRM_ROUNDS) {
-            let rates: Vec<Option<f64>> = confirm.iter().map(|c| c.best).collect();
-            confirm[ranked(&rates)[0]].shape
+        } else if !confirm.is_empty() && confirm.iter().all(|c| c.1.is_some()) {
+            let rates: Vec<Option<f64>> = confirm.iter().map(|c| c.1).collect();
+            confirm[ranked(&rates)[0]].0
         } else {
             return None;
         };
@@ -443,8 +422,8 @@ mod tests {
         assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Probed));
         assert_eq!(
             launches,
-            1 + CONFIRM * CONFIRM_ROUNDS,
-            "a probe of all, then whole launches per finalist, in rounds"
+            1 + CONFIRM,
+            "a probe of all, then one launch per finalist"
         );
         let LaunchPlan::Run(again) = t.next(&key(), shapes) else {
             panic!("decided")
@@ -485,31 +464,6 @@ mod tests {
             _ => 3.0,
         });
         assert_eq!(done.shape.lanes, 8);
-    }
-
-    #[test]
-    fn one_slowed_whole_launch_of_a_finalist_does_not_decide() {
-        let t = Tuner::new(None);
-        let calls = std::cell::Cell::new(0);
-        let order = std::cell::RefCell::new(Vec::new());
-        // 8 lanes is fastest in truth; its first whole launch (its second timing: the
-        // first is its chunks in the probe launch) was slowed down by another process.
-        let (done, _) = probe(&t, |w| {
-            if w == 8 {
-                calls.set(calls.get() + 1);
-            }
-            order.borrow_mut().push(w);
-            match w {
-                8 if calls.get() == 2 => 2.0,
-                8 => 1.0,
-                16 => 1.2,
-                _ => 3.0,
-            }
-        });
-        assert_eq!(done.shape.lanes, 8);
-        // The probe launch times all three, then the finalists take whole launches in
-        // turn, fastest first: A B C A B C.
-        assert_eq!(order.into_inner()[3..], [8, 16, 4, 8, 16, 4]);
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! A run works on copies of the caller's mutable planes. Fresh allocations of that size are
 //! new pages to the OS, and faulting them in cost more than a third of a short run's time
 //! on a virtual machine (3.5 ms of the profile page's oscillator run on 2 cores); reused
-//! buffers cost a copy.
+//! buffers cost a copy. The first run's buffers are [`WorkBuf`]s in huge-page memory.
 
 use crate::HostReal;
+use crate::workbuf::WorkBuf;
 
 /// Most buffers kept per element type; more are freed.
 const KEEP: usize = 32;
@@ -13,25 +14,26 @@ const KEEP: usize = 32;
 /// Buffers of each element type, free for the next run.
 #[derive(Debug, Default)]
 pub struct Buffers {
-    f64: Vec<Vec<f64>>,
-    f32: Vec<Vec<f32>>,
+    f64: Vec<WorkBuf<f64>>,
+    f32: Vec<WorkBuf<f32>>,
 }
 
 impl Buffers {
     /// A copy of `src` in a kept buffer (one at least as large when there is one).
-    pub fn copy_of<R: HostReal>(&mut self, src: &[R]) -> Vec<R> {
+    pub fn copy_of<R: HostReal>(&mut self, src: &[R]) -> WorkBuf<R> {
         let free = R::free_list(self);
-        let mut buf = match free.iter().position(|b| b.capacity() >= src.len()) {
-            Some(i) => free.swap_remove(i),
-            None => free.pop().unwrap_or_default(),
-        };
-        buf.clear();
-        buf.extend_from_slice(src);
-        buf
+        match free.iter().position(|b| b.capacity() >= src.len()) {
+            Some(i) => {
+                let mut buf = free.swap_remove(i);
+                buf.refill(src);
+                buf
+            }
+            None => WorkBuf::copy_of(src),
+        }
     }
 
     /// Keeps `bufs` for later runs (up to a bound; the rest are freed).
-    pub fn keep<R: HostReal>(&mut self, bufs: impl IntoIterator<Item = Vec<R>>) {
+    pub fn keep<R: HostReal>(&mut self, bufs: impl IntoIterator<Item = WorkBuf<R>>) {
         let free = R::free_list(self);
         for b in bufs {
             if free.len() < KEEP {
@@ -42,8 +44,8 @@ impl Buffers {
 
     /// Bytes held by kept buffers.
     pub fn held_bytes(&self) -> usize {
-        let f64s: usize = self.f64.iter().map(Vec::capacity).sum();
-        let f32s: usize = self.f32.iter().map(Vec::capacity).sum();
+        let f64s: usize = self.f64.iter().map(WorkBuf::capacity).sum();
+        let f32s: usize = self.f32.iter().map(WorkBuf::capacity).sum();
         f64s * 8 + f32s * 4
     }
 
@@ -55,19 +57,19 @@ impl Buffers {
 }
 
 /// How an element type finds its free list.
-pub trait FreeList: Sized {
+pub trait FreeList: Sized + Copy {
     /// The free list of `Self` buffers in `b`.
-    fn free_list(b: &mut Buffers) -> &mut Vec<Vec<Self>>;
+    fn free_list(b: &mut Buffers) -> &mut Vec<WorkBuf<Self>>;
 }
 
 impl FreeList for f64 {
-    fn free_list(b: &mut Buffers) -> &mut Vec<Vec<f64>> {
+    fn free_list(b: &mut Buffers) -> &mut Vec<WorkBuf<f64>> {
         &mut b.f64
     }
 }
 
 impl FreeList for f32 {
-    fn free_list(b: &mut Buffers) -> &mut Vec<Vec<f32>> {
+    fn free_list(b: &mut Buffers) -> &mut Vec<WorkBuf<f32>> {
         &mut b.f32
     }
 }
@@ -80,16 +82,16 @@ mod tests {
     fn copies_reuse_kept_memory() {
         let mut b = Buffers::default();
         let first = b.copy_of(&[1.0f64, 2.0, 3.0]);
-        assert_eq!(first, [1.0, 2.0, 3.0]);
+        assert_eq!(*first, [1.0, 2.0, 3.0]);
         let ptr = first.as_ptr();
         b.keep([first]);
         assert!(b.held_bytes() >= 24);
         let again = b.copy_of(&[4.0f64, 5.0]);
-        assert_eq!(again, [4.0, 5.0]);
+        assert_eq!(*again, [4.0, 5.0]);
         assert_eq!(again.as_ptr(), ptr, "the kept buffer is reused");
         assert_eq!(b.held_bytes(), 0);
         let f32s = b.copy_of(&[1.5f32]);
-        b.keep([f32s, vec![0.0f32; 4]]);
+        b.keep([f32s, WorkBuf::copy_of(&[0.0f32; 4])]);
         assert!(b.held_bytes() >= 4 * (1 + 4));
         b.clear();
         assert_eq!(b.held_bytes(), 0);
@@ -98,7 +100,7 @@ mod tests {
     #[test]
     fn keeps_at_most_the_bound() {
         let mut b = Buffers::default();
-        b.keep((0..KEEP + 5).map(|_| vec![0.0f64; 2]));
+        b.keep((0..KEEP + 5).map(|_| WorkBuf::copy_of(&[0.0f64; 2])));
         assert_eq!(b.held_bytes(), KEEP * 2 * 8);
     }
 }

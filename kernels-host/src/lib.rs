@@ -14,10 +14,12 @@ pub mod count;
 mod dispatch;
 pub mod peak;
 pub mod tune;
+pub mod workbuf;
 mod workset;
 
 pub use dispatch::{HostReal, Isa};
 pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
+pub use workbuf::WorkBuf;
 pub use workset::WorkSet;
 
 use hawk::Kernel;

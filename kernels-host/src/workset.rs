@@ -1,21 +1,24 @@
 //! The host team's working copy of an ensemble: planes as structure of arrays, the
 //! terminated flags, and which caller sample each slot holds.
 
+use crate::workbuf::WorkBuf;
 use hawk::Real;
 use hawk::save::{SaveTarget, SlotIds};
 use std::borrow::Cow;
 
 /// The samples a run is still working on, densely packed.
 ///
-/// Slot `s` holds caller sample `ids()[s]`. Compaction drops finished slots (writing them
+/// Slot `s` holds caller sample `id(s)`. Compaction drops finished slots (writing them
 /// home first) and reorder permutes slots; both keep `ids` in step with the planes.
 /// Input planes are borrowed from the caller until a compaction or reorder permutes them.
 #[derive(Clone, Debug)]
-pub struct WorkSet<'a, R: Clone> {
+pub struct WorkSet<'a, R: Copy> {
     ins: Vec<Cow<'a, [R]>>,
     params: Vec<R>,
-    muts: Vec<Vec<R>>,
+    muts: Vec<WorkBuf<R>>,
     terminated: Vec<u8>,
+    /// Caller sample of each slot; empty (and not allocated) until the first permutation,
+    /// while slot `s` holds sample `s`: a fresh run pays for no identity list.
     ids: Vec<usize>,
     permuted: bool,
 }
@@ -45,12 +48,12 @@ impl<'a, R: Real> WorkSet<'a, R> {
     /// A work set over the given input planes (borrowed, or owned) and mutable planes (the
     /// run's working copies), every sample active, slot `i` = sample `i`. All planes must
     /// have the same length.
-    pub fn new(ins: Vec<Cow<'a, [R]>>, params: Vec<R>, muts: Vec<Vec<R>>) -> Self {
-        let n = muts.first().map_or(0, Vec::len);
+    pub fn new(ins: Vec<Cow<'a, [R]>>, params: Vec<R>, muts: Vec<WorkBuf<R>>) -> Self {
+        let n = muts.first().map_or(0, |p| p.len());
         debug_assert!(
             ins.iter()
                 .map(|p| p.len())
-                .chain(muts.iter().map(Vec::len))
+                .chain(muts.iter().map(|p| p.len()))
                 .all(|l| l == n)
         );
         Self {
@@ -58,7 +61,7 @@ impl<'a, R: Real> WorkSet<'a, R> {
             params,
             muts,
             terminated: vec![0; n],
-            ids: (0..n).collect(),
+            ids: Vec::new(),
             permuted: false,
         }
     }
@@ -73,12 +76,12 @@ impl<'a, R: Real> WorkSet<'a, R> {
 
     /// Number of slots.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.terminated.len()
     }
 
     /// `true` when no slot is left.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.terminated.is_empty()
     }
 
     /// `true` while slot `i` still holds caller sample `i` for every sample (no compaction
@@ -87,9 +90,9 @@ impl<'a, R: Real> WorkSet<'a, R> {
         !self.permuted
     }
 
-    /// Caller sample index held by each slot.
-    pub fn ids(&self) -> &[usize] {
-        &self.ids
+    /// Caller sample index held by slot `s`.
+    pub fn id(&self, s: usize) -> usize {
+        if self.permuted { self.ids[s] } else { s }
     }
 
     /// Mutable plane `j`, in slot order.
@@ -113,7 +116,7 @@ impl<'a, R: Real> WorkSet<'a, R> {
     }
 
     /// Takes the mutable planes out (e.g. to reuse their memory for the next run).
-    pub fn into_mutables(self) -> Vec<Vec<R>> {
+    pub fn into_mutables(self) -> Vec<WorkBuf<R>> {
         self.muts
     }
 
@@ -133,17 +136,18 @@ impl<'a, R: Real> WorkSet<'a, R> {
     }
 
     /// Writes every slot's mutable planes and flag to its caller index in `home`.
-    pub fn scatter(&self, home: &mut [Vec<R>], home_terminated: &mut [u8]) {
+    pub fn scatter(&self, home: &mut [WorkBuf<R>], home_terminated: &mut [u8]) {
         self.scatter_where(home, home_terminated, |_| true);
     }
 
     fn scatter_where(
         &self,
-        home: &mut [Vec<R>],
+        home: &mut [WorkBuf<R>],
         home_terminated: &mut [u8],
         keep: impl Fn(usize) -> bool,
     ) {
-        for (s, &id) in self.ids.iter().enumerate().filter(|(s, _)| keep(*s)) {
+        for s in (0..self.len()).filter(|&s| keep(s)) {
+            let id = self.id(s);
             for (h, w) in home.iter_mut().zip(&self.muts) {
                 h[id] = w[s];
             }
@@ -153,7 +157,7 @@ impl<'a, R: Real> WorkSet<'a, R> {
 
     /// Compaction: writes finished slots home, then keeps only the active slots, in order.
     /// Returns how many slots left the work set.
-    pub fn compact(&mut self, home: &mut [Vec<R>], home_terminated: &mut [u8]) -> usize {
+    pub fn compact(&mut self, home: &mut [WorkBuf<R>], home_terminated: &mut [u8]) -> usize {
         self.scatter_where(home, home_terminated, |s| self.terminated[s] != 0);
         let keep: Vec<usize> = (0..self.len())
             .filter(|&s| self.terminated[s] == 0)
@@ -171,10 +175,14 @@ impl<'a, R: Real> WorkSet<'a, R> {
             *p = Cow::Owned(gather(p, order));
         }
         for p in self.muts.iter_mut() {
-            *p = gather(p, order);
+            *p = WorkBuf::gather(p, order);
         }
         self.terminated = gather(&self.terminated, order);
-        self.ids = gather(&self.ids, order);
+        self.ids = if self.permuted {
+            gather(&self.ids, order)
+        } else {
+            order.to_vec()
+        };
         self.permuted = true;
     }
 }

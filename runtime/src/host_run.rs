@@ -12,7 +12,9 @@ use crate::runner::Saving;
 use crate::trace;
 use hawk::Kernel;
 use hawk::save::SaveTarget;
-use hawk_host::{HostReal, HostTeam, LaunchPlan, ProbeTiming, ShapeChoice, ShapeSource, WorkSet};
+use hawk_host::{
+    HostReal, HostTeam, LaunchPlan, ProbeTiming, ShapeChoice, ShapeSource, WorkBuf, WorkSet,
+};
 use std::borrow::Cow;
 use std::time::Instant;
 
@@ -193,8 +195,8 @@ where
 }
 
 /// Where samples wait in the caller's order once compaction moved them out of the work set.
-struct Home<R> {
-    muts: Vec<Vec<R>>,
+struct Home<R: Copy> {
+    muts: Vec<WorkBuf<R>>,
     terminated: Vec<u8>,
 }
 

@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::options::{SaveAt, SaveWhen};
 use hawk::save::{NOT_REACHED, SaveTarget};
 use hawk::{Kernel, Real, Role};
+use hawk_host::workbuf::advise_huge_pages;
 
 /// The status of one saved point of one sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -304,28 +305,6 @@ fn check_times<R: Real>(ts: &[f64]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Asks Linux for transparent huge pages under a large, not yet touched buffer (zeroed
-/// memory from the allocator is mapped lazily): the first run then takes one page fault per
-/// 2 MB instead of one per 4 KB, which is most of what a first run's trajectory costs. A
-/// hint: where the kernel says no (THP `never`), nothing changes.
-fn huge_pages<T>(v: &mut [T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let bytes = std::mem::size_of_val(v);
-        let start = v.as_mut_ptr() as usize;
-        let (lo, hi) = (start.next_multiple_of(HUGE), (start + bytes) & !(HUGE - 1));
-        if hi > lo {
-            // SAFETY: the range lies inside `v`'s allocation; the advice changes no contents.
-            let _ = unsafe {
-                rustix::mm::madvise(lo as *mut _, hi - lo, rustix::mm::Advice::LinuxHugepage)
-            };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
-}
-
 /// Touches every 4 KB page of a new, untouched buffer once (writing the zero it holds), in
 /// parallel over pieces that each cover whole huge pages. Linux zeroes a page at its first
 /// touch; touched by the run, the lane groups of both halves of the ensemble reach the same
@@ -333,8 +312,8 @@ fn huge_pages<T>(v: &mut [T]) {
 /// zeroing took twice as long as zeroing the buffer in parallel). Run it on the team's
 /// threads.
 fn first_touch<T: Copy + Send + Sync>(v: &mut [T], zero: T) {
+    use hawk_host::workbuf::HUGE;
     use rayon::prelude::*;
-    const HUGE: usize = 2 << 20;
     const PAGE: usize = 4096;
     let size = std::mem::size_of::<T>().max(1);
     let head = ((v.as_ptr() as usize).next_multiple_of(HUGE) - v.as_ptr() as usize) / size;
@@ -411,9 +390,9 @@ impl<R: Real> Trajectory<R> {
     pub(crate) fn new(plan: &SavePlan) -> Self {
         let (q, p, n) = (plan.names.len(), plan.points, plan.n);
         let mut data = LineBuf::zeroed(q * p * n);
-        huge_pages(&mut data);
+        advise_huge_pages(&mut data);
         let mut status = vec![NOT_REACHED; p * n];
-        huge_pages(&mut status);
+        advise_huge_pages(&mut status);
         Trajectory {
             names: plan.names.clone(),
             n,

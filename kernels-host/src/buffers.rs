@@ -19,17 +19,36 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// A copy of `src` in a kept buffer (one at least as large when there is one).
+    /// A copy of `src` in a kept buffer (the smallest one it fits in, if any).
     pub fn copy_of<R: HostReal>(&mut self, src: &[R]) -> WorkBuf<R> {
-        let free = R::free_list(self);
-        match free.iter().position(|b| b.capacity() >= src.len()) {
-            Some(i) => {
-                let mut buf = free.swap_remove(i);
+        match self.take::<R>(src.len()) {
+            Some(mut buf) => {
                 buf.refill(src);
                 buf
             }
             None => WorkBuf::copy_of(src),
         }
+    }
+
+    /// `src[order[0]], src[order[1]], ...` in a kept buffer (the smallest one they fit in,
+    /// if any).
+    pub fn gathered<R: HostReal>(&mut self, src: &[R], order: &[usize]) -> WorkBuf<R> {
+        match self.take::<R>(order.len()) {
+            Some(mut buf) => {
+                buf.refill_gathered(src, order);
+                buf
+            }
+            None => WorkBuf::gather(src, order),
+        }
+    }
+
+    /// The smallest kept buffer with room for `len` elements, taken off the free list.
+    fn take<R: HostReal>(&mut self, len: usize) -> Option<WorkBuf<R>> {
+        let free = R::free_list(self);
+        let i = (0..free.len())
+            .filter(|&i| free[i].capacity() >= len)
+            .min_by_key(|&i| free[i].capacity())?;
+        Some(free.swap_remove(i))
     }
 
     /// Keeps `bufs` for later runs (up to a bound; the rest are freed).
@@ -90,6 +109,12 @@ mod tests {
         assert_eq!(*again, [4.0, 5.0]);
         assert_eq!(again.as_ptr(), ptr, "the kept buffer is reused");
         assert_eq!(b.held_bytes(), 0);
+        // The smallest buffer that fits is taken: the large one stays for a large plane.
+        b.keep([again, WorkBuf::copy_of(&[0.0f64; 100])]);
+        let g = b.gathered(&[7.0f64, 8.0, 9.0], &[2, 0]);
+        assert_eq!((&*g, g.as_ptr()), (&[9.0, 7.0][..], ptr));
+        assert_eq!(b.held_bytes(), 800);
+        b.clear();
         let f32s = b.copy_of(&[1.5f32]);
         b.keep([f32s, WorkBuf::copy_of(&[0.0f32; 4])]);
         assert!(b.held_bytes() >= 4 * (1 + 4));

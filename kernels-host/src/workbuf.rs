@@ -86,23 +86,40 @@ impl<R: Copy> WorkBuf<R> {
     /// A new buffer holding `src[order[0]], src[order[1]], ...`.
     pub fn gather(src: &[R], order: &[usize]) -> Self {
         let mut b = Self::with_room(order.len());
-        let dst = b.ptr.as_ptr();
-        for (k, &i) in order.iter().enumerate() {
-            // SAFETY: `k < order.len() <= cap`.
-            unsafe { dst.add(k).write(src[i]) };
-        }
-        b.len = order.len();
+        b.refill_gathered(src, order);
         b
     }
 
     /// Replaces the contents with a copy of `src` (reallocating only when it does not fit).
     pub fn refill(&mut self, src: &[R]) {
-        if src.len() > self.cap {
-            *self = Self::with_room(src.len());
-        }
+        self.make_room(src.len());
         // SAFETY: `src.len() <= cap`, and `src` cannot alias memory `self` owns exclusively.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), self.ptr.as_ptr(), src.len()) };
         self.len = src.len();
+    }
+
+    /// Replaces the contents with `src[order[0]], src[order[1]], ...` (reallocating only
+    /// when they do not fit).
+    pub fn refill_gathered(&mut self, src: &[R], order: &[usize]) {
+        self.make_room(order.len());
+        let dst = self.ptr.as_ptr();
+        for (k, &i) in order.iter().enumerate() {
+            // SAFETY: `k < order.len() <= cap`.
+            unsafe { dst.add(k).write(src[i]) };
+        }
+        self.len = order.len();
+    }
+
+    /// Keeps the first `len` elements (no effect when there are fewer); the room stays.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
+    /// Makes room for `len` elements, dropping the contents when it must reallocate.
+    fn make_room(&mut self, len: usize) {
+        if len > self.cap {
+            *self = Self::with_room(len);
+        }
     }
 
     /// Elements the buffer has room for.
@@ -208,5 +225,10 @@ mod tests {
         c[0] = 0.0;
         assert_eq!(g[0], 13.0, "clones own their memory");
         assert_eq!(format!("{c:?}"), "[0.0, 11.0, 11.0]");
+        let room = c.capacity();
+        c.truncate(1);
+        assert_eq!((&*c, c.capacity()), (&[0.0][..], room));
+        c.refill_gathered(&[5.0, 6.0], &[1, 0]);
+        assert_eq!(&*c, &[6.0, 5.0]);
     }
 }

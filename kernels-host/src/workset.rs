@@ -1,6 +1,8 @@
 //! The host team's working copy of an ensemble: planes as structure of arrays, the
 //! terminated flags, and which caller sample each slot holds.
 
+use crate::HostReal;
+use crate::buffers::Buffers;
 use crate::workbuf::WorkBuf;
 use hawk::Real;
 use hawk::save::{SaveTarget, SlotIds};
@@ -44,7 +46,15 @@ fn gather<T: Copy>(src: &[T], order: &[usize]) -> Vec<T> {
     order.iter().map(|&i| src[i]).collect()
 }
 
-impl<'a, R: Real> WorkSet<'a, R> {
+/// Moves `v[keep[0]], v[keep[1]], ...` to the front of `v`, in place. `keep` is strictly
+/// increasing, so `keep[k] >= k`: each element is read before its place is written.
+fn keep_in_place<T: Copy>(v: &mut [T], keep: &[usize]) {
+    for (k, &i) in keep.iter().enumerate() {
+        v[k] = v[i];
+    }
+}
+
+impl<'a, R: Real + HostReal> WorkSet<'a, R> {
     /// A work set over the given input planes (borrowed, or owned) and mutable planes (the
     /// run's working copies), every sample active, slot `i` = sample `i`. All planes must
     /// have the same length.
@@ -155,8 +165,9 @@ impl<'a, R: Real> WorkSet<'a, R> {
         }
     }
 
-    /// Compaction: writes finished slots home, then keeps only the active slots, in order.
-    /// Returns how many slots left the work set.
+    /// Compaction: writes finished slots home, then keeps only the active slots, in order,
+    /// in place (no new memory, so a warm run takes no page faults). Returns how many slots
+    /// left the work set.
     pub fn compact(&mut self, home: &mut [WorkBuf<R>], home_terminated: &mut [u8]) -> usize {
         self.scatter_where(home, home_terminated, |s| self.terminated[s] != 0);
         let keep: Vec<usize> = (0..self.len())
@@ -164,18 +175,49 @@ impl<'a, R: Real> WorkSet<'a, R> {
             .collect();
         let gone = self.len() - keep.len();
         if gone > 0 {
-            self.permute(&keep);
+            self.retain(&keep);
         }
         gone
     }
 
-    /// Reorder: puts the slots in the order `order` (slot indices; may drop slots).
-    pub fn permute(&mut self, order: &[usize]) {
+    /// Keeps the slots `keep` (strictly increasing), in place where the memory is ours.
+    fn retain(&mut self, keep: &[usize]) {
+        debug_assert!(keep.windows(2).all(|w| w[0] < w[1]));
+        let n = keep.len();
+        for p in self.ins.iter_mut() {
+            match p {
+                Cow::Owned(v) => {
+                    keep_in_place(v, keep);
+                    v.truncate(n);
+                }
+                Cow::Borrowed(b) => *p = Cow::Owned(gather(b, keep)),
+            }
+        }
+        for p in self.muts.iter_mut() {
+            keep_in_place(p, keep);
+            p.truncate(n);
+        }
+        keep_in_place(&mut self.terminated, keep);
+        self.terminated.truncate(n);
+        if self.permuted {
+            keep_in_place(&mut self.ids, keep);
+            self.ids.truncate(n);
+        } else {
+            self.ids = keep.to_vec();
+        }
+        self.permuted = true;
+    }
+
+    /// Reorder: puts the slots in the order `order` (slot indices; may drop slots). The
+    /// mutable planes are gathered into buffers from `spare`, and their old buffers go
+    /// back to it.
+    pub fn permute(&mut self, order: &[usize], spare: &mut Buffers) {
         for p in self.ins.iter_mut() {
             *p = Cow::Owned(gather(p, order));
         }
         for p in self.muts.iter_mut() {
-            *p = WorkBuf::gather(p, order);
+            let old = std::mem::replace(p, spare.gathered(p, order));
+            spare.keep([old]);
         }
         self.terminated = gather(&self.terminated, order);
         self.ids = if self.permuted {

@@ -113,7 +113,7 @@ where
     K::Real: HostReal,
 {
     fn reorder(&mut self, order: &[usize], report: &mut RunReport) -> Result<(), Error> {
-        self.work.permute(order);
+        self.work.permute(order, &mut self.team.buffers());
         report.issued_bytes += self.issued.compaction(order.len());
         Ok(())
     }

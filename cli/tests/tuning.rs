@@ -1,6 +1,7 @@
 //! `lanes: auto` across processes: the main job's first process probes and stores its
-//! choice in the build cache; the next process reports it as cached and starts at that
-//! width; a corrupt or foreign entry is ignored and measured again, never an error.
+//! choice in the build cache; the next processes check it (`CHECKS` in all measure it);
+//! after them a process reports it as cached and starts at that width; a corrupt or
+//! foreign entry is ignored and measured again, never an error.
 
 use std::path::Path;
 use std::process::Command;
@@ -37,8 +38,14 @@ fn split(line: &str) -> (String, String) {
 #[test]
 fn a_second_process_starts_from_the_cached_choice_and_a_bad_entry_is_measured_again() {
     let dir = tempfile::tempdir().unwrap();
-    let (shape, source) = split(&lanes_line(dir.path()));
+    let (mut shape, source) = split(&lanes_line(dir.path()));
     assert_eq!(source, "probed", "{shape}");
+    // The checks keep the choice (cached) or replace it by a faster finalist (probed).
+    for _ in 2..=eagle::hawk_host::tune::CHECKS {
+        let (checked, source) = split(&lanes_line(dir.path()));
+        assert!(source == "cached" || source == "probed", "{source}");
+        shape = checked;
+    }
     let (again, source) = split(&lanes_line(dir.path()));
     assert_eq!(
         (again.as_str(), source.as_str()),

@@ -6,6 +6,14 @@
 //! for the rest of the run and remembered, in this process and on disk (per kernel,
 //! element type, CPU model, instruction sets and thread count), so the next process starts
 //! tuned. A run too short to decide leaves the probes' results to the team's next run.
+//!
+//! One process's measurement can be wrong on a noisy machine (a core that is shared for a
+//! few seconds halves every launch timed then), and a cached choice would keep it. So the
+//! entry holds the finalists' best times, and the next [`CHECKS`]` - 1` processes check it:
+//! their first launches run the finalists again, one whole launch each (the cached choice
+//! first), each finalist keeps its best time over every process, and the fastest by that
+//! is the choice. Noise only ever slows a launch, so the best of several processes' times
+//! is close to a shape's true speed.
 
 use crate::Isa;
 use std::collections::HashMap;
@@ -98,6 +106,9 @@ pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
 /// launch of its own before one is chosen.
 const CONFIRM: usize = 3;
 
+/// Processes whose measurements a tuning entry holds before it is used without a check.
+pub const CHECKS: u32 = 3;
+
 /// Fewest issued sample-steps a candidate needs in a probe to be timed (below it the
 /// chunks' fixed costs dominate and the timing says nothing about the shape).
 const MIN_PROBE_STEPS: u64 = 20_000;
@@ -133,6 +144,13 @@ enum State {
         candidates: Vec<Shape>,
         timed: Vec<Option<f64>>,
         confirm: Vec<(Shape, Option<f64>)>,
+    },
+    /// A cached entry being checked: each finalist, its best seconds per issued sample-step
+    /// so far (earlier processes) and this process's (one whole launch each); `checks`:
+    /// processes whose measurements the entry holds.
+    Checking {
+        finalists: Vec<(Shape, f64, Option<f64>)>,
+        checks: u32,
     },
     /// Decided.
     Chosen(Shape, ShapeSource),
@@ -175,7 +193,11 @@ impl Tuner {
         let state = states.entry(key.clone()).or_insert_with(|| {
             let candidates = candidates();
             match self.load(key, &candidates) {
-                Some(s) => State::Chosen(s, ShapeSource::Cached),
+                Some(e) if e.checks >= CHECKS => State::Chosen(e.best(), ShapeSource::Cached),
+                Some(e) => State::Checking {
+                    finalists: e.finalists.iter().map(|&(s, t)| (s, t, None)).collect(),
+                    checks: e.checks,
+                },
                 None => State::Probing {
                     timed: vec![None; candidates.len()],
                     candidates,
@@ -188,6 +210,13 @@ impl Tuner {
                 shape: *shape,
                 source: *source,
             }),
+            State::Checking { finalists, .. } => {
+                let next = finalists
+                    .iter()
+                    .find(|f| f.2.is_none())
+                    .unwrap_or(&finalists[0]);
+                LaunchPlan::Probe(vec![next.0])
+            }
             State::Probing {
                 candidates,
                 timed,
@@ -221,13 +250,30 @@ impl Tuner {
     /// stored, and returned as `Probed`.
     pub fn record(&self, key: &TuneKey, probe: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(State::Probing {
-            candidates,
-            timed,
-            confirm,
-        }) = states.get_mut(key)
-        else {
-            return None;
+        let (candidates, timed, confirm) = match states.get_mut(key) {
+            Some(State::Probing {
+                candidates,
+                timed,
+                confirm,
+            }) => (candidates, timed, confirm),
+            Some(State::Checking { finalists, checks }) => {
+                let entry = check(finalists, *checks, probe)?;
+                let cached = finalists[0].0;
+                let best = entry.best();
+                let source = if best == cached {
+                    ShapeSource::Cached
+                } else {
+                    ShapeSource::Probed
+                };
+                states.insert(key.clone(), State::Chosen(best, source));
+                drop(states);
+                self.store(key, &entry);
+                return Some(ShapeChoice {
+                    shape: best,
+                    source,
+                });
+            }
+            _ => return None,
         };
         for p in probe.iter().filter(|p| p.lane_steps >= MIN_PROBE_STEPS) {
             let rate = p.secs / p.lane_steps as f64;
@@ -239,39 +285,45 @@ impl Tuner {
                 c.1 = Some(c.1.map_or(rate, |t: f64| t.min(rate)));
             }
         }
-        let best = if candidates.len() == 1 && timed[0].is_some() {
-            candidates[0]
+        let finalists: Vec<(Shape, f64)> = if candidates.len() == 1 && timed[0].is_some() {
+            vec![(candidates[0], timed[0].unwrap_or(f64::INFINITY))]
         } else if !confirm.is_empty() && confirm.iter().all(|c| c.1.is_some()) {
-            let rates: Vec<Option<f64>> = confirm.iter().map(|c| c.1).collect();
-            confirm[ranked(&rates)[0]].0
+            confirm
+                .iter()
+                .map(|c| (c.0, c.1.unwrap_or(f64::INFINITY)))
+                .collect()
         } else {
             return None;
         };
+        let entry = Entry::new(finalists, if candidates.len() == 1 { CHECKS } else { 1 });
+        let best = entry.best();
         states.insert(key.clone(), State::Chosen(best, ShapeSource::Measured));
         drop(states);
-        self.store(key, best);
+        self.store(key, &entry);
         Some(ShapeChoice {
             shape: best,
             source: ShapeSource::Probed,
         })
     }
 
-    /// A choice an earlier process stored for `key`, if it is one of `candidates`.
-    fn load(&self, key: &TuneKey, candidates: &[Shape]) -> Option<Shape> {
+    /// The entry an earlier process stored for `key`, if its finalists are all `candidates`.
+    fn load(&self, key: &TuneKey, candidates: &[Shape]) -> Option<Entry> {
         let text = std::fs::read_to_string(self.file(key)?).ok()?;
-        let shape = parse_entry(&text, &entry_key(key))?;
-        candidates.contains(&shape).then_some(shape)
+        let entry = parse_entry(&text, &entry_key(key))?;
+        entry
+            .finalists
+            .iter()
+            .all(|f| candidates.contains(&f.0))
+            .then_some(entry)
     }
 
-    /// Stores `shape` for `key` (a failure only costs the next process its probes).
-    fn store(&self, key: &TuneKey, shape: Shape) {
+    /// Stores `entry` for `key` (a failure only costs the next process its probes).
+    fn store(&self, key: &TuneKey, entry: &Entry) {
         let Some(path) = self.file(key) else { return };
-        let text = format!(
-            "{HEADER}\n{}\n{} {}\n",
-            entry_key(key),
-            shape.isa.name(),
-            shape.lanes
-        );
+        let mut text = format!("{HEADER}\n{}\nchecks {}\n", entry_key(key), entry.checks);
+        for (shape, secs) in &entry.finalists {
+            text += &format!("{} {} {secs:e}\n", shape.isa.name(), shape.lanes);
+        }
         store_entry(&path, &text);
     }
 
@@ -285,7 +337,50 @@ impl Tuner {
 }
 
 /// First line of a tuning-cache entry.
-const HEADER: &str = "eagle host tuning v1";
+const HEADER: &str = "eagle host tuning v2";
+
+/// A tuning-cache entry: the finalists with their best seconds per issued sample-step over
+/// the processes that measured them (`checks` of them), the cached choice first.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    finalists: Vec<(Shape, f64)>,
+    checks: u32,
+}
+
+impl Entry {
+    /// The entry for `finalists` measured by `checks` processes, the fastest first.
+    fn new(mut finalists: Vec<(Shape, f64)>, checks: u32) -> Self {
+        let rates: Vec<Option<f64>> = finalists.iter().map(|f| Some(f.1)).collect();
+        let best = finalists[ranked(&rates)[0]].0;
+        finalists.sort_by_key(|f| f.0 != best);
+        Entry { finalists, checks }
+    }
+
+    /// The choice: the fastest finalist.
+    fn best(&self) -> Shape {
+        self.finalists[0].0
+    }
+}
+
+/// Records a check's launch in `finalists`; once each finalist has been timed in this
+/// process, the entry with every finalist's best time, the choice first, one more check.
+fn check(
+    finalists: &mut [(Shape, f64, Option<f64>)],
+    checks: u32,
+    probe: &[ProbeTiming],
+) -> Option<Entry> {
+    for p in probe.iter().filter(|p| p.lane_steps >= MIN_PROBE_STEPS) {
+        if let Some(f) = finalists.iter_mut().find(|f| f.0 == p.shape) {
+            let rate = p.secs / p.lane_steps as f64;
+            f.2 = Some(f.2.map_or(rate, |t: f64| t.min(rate)));
+        }
+    }
+    let finalists: Vec<(Shape, f64)> = finalists
+        .iter()
+        .map(|f| Some((f.0, f.1.min(f.2?))))
+        .collect::<Option<_>>()?;
+    Some(Entry::new(finalists, checks + 1))
+}
 
 /// The entry's key line: everything the choice depends on.
 fn entry_key(key: &TuneKey) -> String {
@@ -301,15 +396,26 @@ fn entry_key(key: &TuneKey) -> String {
     )
 }
 
-/// The shape an entry holds, when its header and key are `key`'s (else `None`: corrupt or
-/// foreign entries are ignored and measured again).
-fn parse_entry(text: &str, key: &str) -> Option<Shape> {
+/// The entry in `text`, when its header and key are `key`'s and every line parses (else
+/// `None`: corrupt or foreign entries are ignored and measured again).
+fn parse_entry(text: &str, key: &str) -> Option<Entry> {
     let mut lines = entry_lines(text, HEADER, key)?;
-    let mut words = lines.next()?.split(' ');
-    let isa = Isa::from_name(words.next()?)?;
-    let lanes: usize = words.next()?.parse().ok()?;
-    (isa.available() && crate::LANE_WIDTHS.contains(&lanes) && lines.next().is_none())
-        .then_some(Shape { isa, lanes })
+    let checks: u32 = lines.next()?.strip_prefix("checks ")?.parse().ok()?;
+    let finalists = lines
+        .map(|line| {
+            let mut words = line.split(' ');
+            let isa = Isa::from_name(words.next()?)?;
+            let lanes: usize = words.next()?.parse().ok()?;
+            let secs: f64 = words.next()?.parse().ok()?;
+            (isa.available()
+                && crate::LANE_WIDTHS.contains(&lanes)
+                && secs.is_finite()
+                && secs > 0.0
+                && words.next().is_none())
+            .then_some((Shape { isa, lanes }, secs))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    (checks >= 1 && !finalists.is_empty()).then(|| Entry::new(finalists, checks))
 }
 
 /// The lines after an entry's first two, when those are `header` and `key` (else `None`:
@@ -432,7 +538,18 @@ mod tests {
             (again.shape.lanes, again.source),
             (8, ShapeSource::Measured)
         );
-        // A new process (a new tuner on the same folder) starts from the cache.
+        // The next processes (new tuners on the same folder) check the cached entry: one
+        // whole launch per finalist, the cached choice first; then it is used unchecked.
+        for process in 2..=CHECKS {
+            let t = Tuner::new(Some(dir.path().to_path_buf()));
+            let LaunchPlan::Probe(first) = t.next(&key(), shapes) else {
+                panic!("process {process} checks the entry")
+            };
+            assert_eq!(first[0].lanes, 8, "the cached choice first");
+            let (done, launches) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
+            assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Cached));
+            assert_eq!(launches, CONFIRM, "one launch per finalist");
+        }
         let t2 = Tuner::new(Some(dir.path().to_path_buf()));
         let LaunchPlan::Run(c) = t2.next(&key(), shapes) else {
             panic!("cached")
@@ -467,6 +584,36 @@ mod tests {
     }
 
     #[test]
+    fn a_cached_choice_that_one_noisy_process_got_wrong_is_corrected_by_the_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        let tuner = || Tuner::new(Some(dir.path().to_path_buf()));
+        // 8 lanes is fastest, but the first process timed it while the core was shared.
+        let (first, _) = probe(&tuner(), |w| match w {
+            8 => 2.5,
+            16 => 1.5,
+            _ => 3.0,
+        });
+        assert_eq!(first.shape.lanes, 16);
+        // The next process's check times 8 lanes undisturbed: it becomes the choice.
+        let (second, _) = probe(&tuner(), |w| match w {
+            8 => 1.0,
+            16 => 1.5,
+            _ => 3.0,
+        });
+        assert_eq!(
+            (second.shape.lanes, second.source),
+            (8, ShapeSource::Probed)
+        );
+        // A third process slowed down throughout keeps it: each finalist's best time counts.
+        let (third, _) = probe(&tuner(), |w| 3.0 * w as f64);
+        assert_eq!((third.shape.lanes, third.source), (8, ShapeSource::Cached));
+        let LaunchPlan::Run(c) = tuner().next(&key(), shapes) else {
+            panic!("checked {CHECKS} times: used as it is")
+        };
+        assert_eq!((c.shape.lanes, c.source), (8, ShapeSource::Cached));
+    }
+
+    #[test]
     fn corrupt_or_foreign_entries_are_ignored_and_measured_again() {
         let dir = tempfile::tempdir().unwrap();
         let t = Tuner::new(Some(dir.path().to_path_buf()));
@@ -474,24 +621,36 @@ mod tests {
         let file = t.file(&key()).unwrap();
         let good = std::fs::read_to_string(&file).unwrap();
         assert!(parse_entry(&good, &entry_key(&key())).is_some());
+        // Measured again: a probe of every candidate (a check of a good entry times one
+        // finalist per launch).
         let probes = |text: &str| {
             std::fs::write(&file, text).unwrap();
             let t = Tuner::new(Some(dir.path().to_path_buf()));
-            matches!(t.next(&key(), shapes), LaunchPlan::Probe(_))
+            matches!(t.next(&key(), shapes), LaunchPlan::Probe(p) if p == shapes())
         };
+        assert!(good.contains("\nportable 4 4e0\n"), "{good}");
         for bad in [
             good.replace(HEADER, "something else"),
+            good.replace("eagle host tuning v2", "eagle host tuning v1"),
             good.replace("kernel=k", "kernel=other"),
-            good.replace(" 4\n", " 5\n"),
-            good.replace(" 4\n", " x\n"),
+            good.replace("portable 4 ", "portable 5 "),
+            good.replace("portable 4 ", "portable x "),
+            good.replace(" 4e0", " -4e0"),
+            good.replace(" 4e0", " NaN"),
+            good.replace(" 4e0", ""),
+            good.replace("checks 1", "checks x"),
+            good.replace("checks 1", "checks 0"),
             good[..good.len() / 2].to_owned(),
             String::from_utf8_lossy(&[0xff, 0xfe, 0]).into_owned(),
             // A shape that is not a candidate (e.g. from a build with other widths).
-            good.replace(" 4\n", " 32\n"),
+            good.replace("portable 4 ", "portable 32 "),
         ] {
             assert!(probes(&bad), "{bad:?} was used");
         }
         assert!(!probes(&good));
+        assert!(!probes(
+            &good.replace("checks 1", &format!("checks {CHECKS}"))
+        ));
     }
 
     #[test]

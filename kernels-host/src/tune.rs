@@ -247,7 +247,9 @@ impl Tuner {
 
     /// Records a probe launch (several shapes' chunks, or one finalist's whole launch);
     /// once every finalist has been timed over a whole launch, the best of them is chosen,
-    /// stored, and returned as `Probed`.
+    /// stored, and returned as `Probed`. A check of a cached entry returns its result once
+    /// every finalist has been timed again: `Cached` when the cached choice stays,
+    /// `Probed` when a faster finalist replaces it.
     pub fn record(&self, key: &TuneKey, probe: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         let (candidates, timed, confirm) = match states.get_mut(key) {

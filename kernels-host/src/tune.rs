@@ -145,11 +145,12 @@ enum State {
         timed: Vec<Option<f64>>,
         confirm: Vec<(Shape, Option<f64>)>,
     },
-    /// A cached entry being checked: each finalist, its best seconds per issued sample-step
-    /// so far (earlier processes) and this process's (one whole launch each); `checks`:
-    /// processes whose measurements the entry holds.
+    /// A cached entry being checked: each finalist and this process's time for it (one
+    /// whole launch each, as `confirm` above), its best time over earlier processes in
+    /// `prior`; `checks`: processes whose measurements the entry holds.
     Checking {
-        finalists: Vec<(Shape, f64, Option<f64>)>,
+        confirm: Vec<(Shape, Option<f64>)>,
+        prior: Vec<f64>,
         checks: u32,
     },
     /// Decided.
@@ -195,7 +196,8 @@ impl Tuner {
             match self.load(key, &candidates) {
                 Some(e) if e.checks >= CHECKS => State::Chosen(e.best(), ShapeSource::Cached),
                 Some(e) => State::Checking {
-                    finalists: e.finalists.iter().map(|&(s, t)| (s, t, None)).collect(),
+                    confirm: e.finalists.iter().map(|&(s, _)| (s, None)).collect(),
+                    prior: e.finalists.iter().map(|&(_, t)| t).collect(),
                     checks: e.checks,
                 },
                 None => State::Probing {
@@ -210,13 +212,7 @@ impl Tuner {
                 shape: *shape,
                 source: *source,
             }),
-            State::Checking { finalists, .. } => {
-                let next = finalists
-                    .iter()
-                    .find(|f| f.2.is_none())
-                    .unwrap_or(&finalists[0]);
-                LaunchPlan::Probe(vec![next.0])
-            }
+            State::Checking { confirm, .. } => next_finalist(confirm),
             State::Probing {
                 candidates,
                 timed,
@@ -236,11 +232,7 @@ impl Tuner {
                         .map(|i| (candidates[i], None))
                         .collect();
                 }
-                let next = confirm
-                    .iter()
-                    .find(|c| c.1.is_none())
-                    .unwrap_or(&confirm[0]);
-                LaunchPlan::Probe(vec![next.0])
+                next_finalist(confirm)
             }
         }
     }
@@ -258,9 +250,19 @@ impl Tuner {
                 timed,
                 confirm,
             }) => (candidates, timed, confirm),
-            Some(State::Checking { finalists, checks }) => {
-                let entry = check(finalists, *checks, probe)?;
-                let cached = finalists[0].0;
+            Some(State::Checking {
+                confirm,
+                prior,
+                checks,
+            }) => {
+                time_finalists(confirm, probe);
+                let finalists: Vec<(Shape, f64)> = confirm
+                    .iter()
+                    .zip(prior.iter())
+                    .map(|(c, &t)| Some((c.0, t.min(c.1?))))
+                    .collect::<Option<_>>()?;
+                let entry = Entry::new(finalists, *checks + 1);
+                let cached = confirm[0].0;
                 let best = entry.best();
                 let source = if best == cached {
                     ShapeSource::Cached
@@ -277,15 +279,14 @@ impl Tuner {
             }
             _ => return None,
         };
-        for p in probe.iter().filter(|p| p.lane_steps >= MIN_PROBE_STEPS) {
-            let rate = p.secs / p.lane_steps as f64;
-            if confirm.is_empty() {
-                if let Some(i) = candidates.iter().position(|&s| s == p.shape) {
-                    timed[i] = Some(timed[i].map_or(rate, |t| t.min(rate)));
+        if confirm.is_empty() {
+            for (shape, rate) in rates(probe) {
+                if let Some(i) = candidates.iter().position(|&s| s == shape) {
+                    keep_best(&mut timed[i], rate);
                 }
-            } else if let Some(c) = confirm.iter_mut().find(|c| c.0 == p.shape) {
-                c.1 = Some(c.1.map_or(rate, |t: f64| t.min(rate)));
             }
+        } else {
+            time_finalists(confirm, probe);
         }
         let finalists: Vec<(Shape, f64)> = if candidates.len() == 1 && timed[0].is_some() {
             vec![(candidates[0], timed[0].unwrap_or(f64::INFINITY))]
@@ -364,24 +365,35 @@ impl Entry {
     }
 }
 
-/// Records a check's launch in `finalists`; once each finalist has been timed in this
-/// process, the entry with every finalist's best time, the choice first, one more check.
-fn check(
-    finalists: &mut [(Shape, f64, Option<f64>)],
-    checks: u32,
-    probe: &[ProbeTiming],
-) -> Option<Entry> {
-    for p in probe.iter().filter(|p| p.lane_steps >= MIN_PROBE_STEPS) {
-        if let Some(f) = finalists.iter_mut().find(|f| f.0 == p.shape) {
-            let rate = p.secs / p.lane_steps as f64;
-            f.2 = Some(f.2.map_or(rate, |t: f64| t.min(rate)));
+/// Seconds per issued sample-step of each shape `probe` timed over enough steps.
+fn rates(probe: &[ProbeTiming]) -> impl Iterator<Item = (Shape, f64)> + '_ {
+    probe
+        .iter()
+        .filter(|p| p.lane_steps >= MIN_PROBE_STEPS)
+        .map(|p| (p.shape, p.secs / p.lane_steps as f64))
+}
+
+/// Keeps the faster of `best` and `rate`.
+fn keep_best(best: &mut Option<f64>, rate: f64) {
+    *best = Some(best.map_or(rate, |t| t.min(rate)));
+}
+
+/// Records finalists' whole launches in `confirm`, each finalist by its best.
+fn time_finalists(confirm: &mut [(Shape, Option<f64>)], probe: &[ProbeTiming]) {
+    for (shape, rate) in rates(probe) {
+        if let Some(c) = confirm.iter_mut().find(|c| c.0 == shape) {
+            keep_best(&mut c.1, rate);
         }
     }
-    let finalists: Vec<(Shape, f64)> = finalists
+}
+
+/// A whole launch of the first finalist not yet timed (the first when all are).
+fn next_finalist(confirm: &[(Shape, Option<f64>)]) -> LaunchPlan {
+    let next = confirm
         .iter()
-        .map(|f| Some((f.0, f.1.min(f.2?))))
-        .collect::<Option<_>>()?;
-    Some(Entry::new(finalists, checks + 1))
+        .find(|c| c.1.is_none())
+        .unwrap_or(&confirm[0]);
+    LaunchPlan::Probe(vec![next.0])
 }
 
 /// The entry's key line: everything the choice depends on.

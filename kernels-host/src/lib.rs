@@ -318,9 +318,11 @@ impl HostTeam {
         }
     }
 
-    /// One launch whose chunks take `shapes` in turn (chunk `c` runs at shape `c % len`,
-    /// so every shape sees samples from the whole work set), each shape's chunks timed.
-    /// Does the same work, with the same bits, as [`HostTeam::launch_shape`].
+    /// One launch whose chunks take `shapes` in turn, each chunk timed. A chunk takes
+    /// the next shape when it starts, so chunks that run at the same time on different
+    /// threads run different shapes and a shape's chunks are spread over the launch (a
+    /// few milliseconds of noise slow one chunk of several shapes, not every chunk of
+    /// one). Does the same work, with the same bits, as [`HostTeam::launch_shape`].
     pub fn launch_probe<K: Kernel>(
         &self,
         work: &mut WorkSet<K::Real>,
@@ -347,45 +349,35 @@ impl HostTeam {
         let ptrs = work.ptrs(save);
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), widest);
-        let m = shapes.len();
+        let ticket = std::sync::atomic::AtomicUsize::new(0);
         let body = || {
             (0..len.div_ceil(chunk))
                 .into_par_iter()
                 .map(|c| {
                     let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
+                    let s = ticket.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % runs.len();
                     let t0 = std::time::Instant::now();
                     // SAFETY: chunks are disjoint and inside the work set; ISAs checked.
-                    let st = unsafe { runs[c % m](&ptrs, lo, hi, k) };
-                    let mut per = vec![(0.0, 0u64); m];
-                    per[c % m] = (t0.elapsed().as_secs_f64(), st.lane_steps);
-                    (st, per)
+                    let st = unsafe { runs[s](&ptrs, lo, hi, k) };
+                    let timing = ProbeTiming {
+                        shape: shapes[s],
+                        secs: t0.elapsed().as_secs_f64(),
+                        lane_steps: st.lane_steps,
+                        whole: false,
+                    };
+                    (st, timing)
                 })
-                .reduce(
-                    || (LaunchStats::default(), vec![(0.0, 0u64); m]),
-                    |(a, pa), (b, pb)| {
-                        let per = pa
-                            .iter()
-                            .zip(&pb)
-                            .map(|(x, y)| (x.0 + y.0, x.1 + y.1))
-                            .collect();
-                        (a + b, per)
-                    },
-                )
+                .collect::<Vec<_>>()
         };
-        let (stats, per) = match &self.pool {
+        let per_chunk = match &self.pool {
             Some(p) => p.install(body),
             None => body(),
         };
-        let timings = shapes
+        let stats = per_chunk
             .iter()
-            .zip(per)
-            .map(|(&shape, (secs, lane_steps))| ProbeTiming {
-                shape,
-                secs,
-                lane_steps,
-            })
-            .collect();
-        (stats, timings)
+            .map(|p| p.0)
+            .fold(LaunchStats::default(), |a, b| a + b);
+        (stats, per_chunk.into_iter().map(|p| p.1).collect())
     }
 
     /// The working buffers this team keeps between runs (shared by its clones).

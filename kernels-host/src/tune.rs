@@ -1,19 +1,23 @@
 //! `lanes: auto`: the host team picks its launch shape (instruction set x lane width) by
 //! measuring. Results are bit-identical for every shape, so the first launch of a run can
-//! be a probe: its chunks take the candidate shapes in turn (interleaved over the work
-//! set), each shape's chunks are timed per issued sample-step; the next three launches run
-//! the three fastest, one whole launch each, timed the same way; the best of those is kept
-//! for the rest of the run and remembered, in this process and on disk (per kernel,
-//! element type, CPU model, instruction sets and thread count), so the next process starts
-//! tuned. A run too short to decide leaves the probes' results to the team's next run.
+//! be a probe: its chunks take the candidate shapes in turn (each chunk the next shape
+//! when it starts, so a shape's chunks are spread over the launch and over the threads),
+//! and each shape counts its fastest chunk, per issued sample-step. The next three
+//! launches run the three fastest, one whole launch each, timed the same way; the best of
+//! those is kept for the rest of the run and remembered, in this process and on disk (per
+//! kernel, element type, CPU model, instruction sets and thread count), so the next
+//! process starts tuned. A run too short to decide leaves the measurements to the team's
+//! next run.
 //!
 //! One process's measurement can be wrong on a noisy machine (a core that is shared for a
-//! few seconds halves every launch timed then), and a cached choice would keep it. So the
-//! entry holds the finalists' best times, and the next [`CHECKS`]` - 1` processes check it:
-//! their first launches run the finalists again, one whole launch each (the cached choice
-//! first), each finalist keeps its best time over every process, and the fastest by that
-//! is the choice. Noise only ever slows a launch, so the best of several processes' times
-//! is close to a shape's true speed.
+//! few milliseconds slows every chunk timed then, and a shape that missed the finalists
+//! can never be chosen), and a cached choice would keep it. So the entry holds every
+//! shape's best probe and the finalists' best whole launches, and the next [`CHECKS`]` -
+//! 1` processes measure again: the cached choice over their first launch, then a probe of
+//! every candidate, then the fastest few by the best probe of any process, one whole
+//! launch each. Every time counts as its best over the processes, and the fastest
+//! finalist by that is the choice. Noise only ever slows a launch, so the best of several
+//! processes' times is close to a shape's true speed.
 
 use crate::Isa;
 use std::collections::HashMap;
@@ -109,8 +113,8 @@ const CONFIRM: usize = 3;
 /// Processes whose measurements a tuning entry holds before it is used without a check.
 pub const CHECKS: u32 = 3;
 
-/// Fewest issued sample-steps a candidate needs in a probe to be timed (below it the
-/// chunks' fixed costs dominate and the timing says nothing about the shape).
+/// Fewest issued sample-steps a timing needs to count (below it the chunks' fixed costs
+/// dominate and the timing says nothing about the shape).
 const MIN_PROBE_STEPS: u64 = 20_000;
 
 /// What the next launch of a kernel runs.
@@ -118,40 +122,43 @@ const MIN_PROBE_STEPS: u64 = 20_000;
 pub enum LaunchPlan {
     /// Every chunk at one shape.
     Run(ShapeChoice),
-    /// A probe: the launch's chunks take these shapes in turn (interleaved over the work
-    /// set) and each shape's chunks are timed; the launch does its full share of work.
+    /// A probe: the launch's chunks take these shapes in turn (spread over the launch's
+    /// time) and each chunk is timed; the launch does its full share of work.
     Probe(Vec<Shape>),
+    /// A finalist: one whole launch at this shape, timed by the wall clock.
+    Time(Shape),
 }
 
-/// One shape's part of a probe launch: seconds its chunks took and sample-steps they issued.
+/// A timing for the tuner: one chunk of a probe launch, or one whole launch.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProbeTiming {
     /// The shape.
     pub shape: Shape,
-    /// Wall seconds of its chunks, summed (each chunk runs on one thread).
+    /// Wall seconds it took.
     pub secs: f64,
-    /// Sample-steps its chunks issued.
+    /// Sample-steps it issued.
     pub lane_steps: u64,
+    /// A whole launch ([`LaunchPlan::Time`]) rather than one chunk of a probe.
+    pub whole: bool,
 }
 
 /// What a team knows about one kernel's shapes.
 #[derive(Clone, Debug)]
 enum State {
-    /// Candidates and the best seconds per issued sample-step each measured so far in
-    /// probe launches; then the fastest few, each timed over a whole launch of its own
-    /// (short chunks of a fast kernel time noisily, whole launches do not).
-    Probing {
+    /// Measuring, in this order: the cached choice over a whole launch (when an earlier
+    /// process's entry is being checked), a probe launch of every candidate (`timed`: each
+    /// one's best chunk, in seconds per issued sample-step), then the fastest few by the
+    /// probes of this and earlier processes, each over a whole launch of its own (short
+    /// chunks of a fast kernel time noisily, whole launches do not).
+    Tuning {
         candidates: Vec<Shape>,
         timed: Vec<Option<f64>>,
+        /// Shapes timed over whole launches and their best time; `picked`: the finalists
+        /// are in (before that, only the cached choice).
         confirm: Vec<(Shape, Option<f64>)>,
-    },
-    /// A cached entry being checked: each finalist and this process's time for it (one
-    /// whole launch each, as `confirm` above), its best time over earlier processes in
-    /// `prior`; `checks`: processes whose measurements the entry holds.
-    Checking {
-        confirm: Vec<(Shape, Option<f64>)>,
-        prior: Vec<f64>,
-        checks: u32,
+        picked: bool,
+        /// What earlier processes measured (an entry with fewer than [`CHECKS`] checks).
+        prior: Option<Entry>,
     },
     /// Decided.
     Chosen(Shape, ShapeSource),
@@ -187,135 +194,139 @@ impl Tuner {
         }
     }
 
-    /// What the next launch of `key`'s kernel runs: the decided shape, or a probe of the
-    /// candidates not yet timed (then of the fastest few, to confirm).
+    /// What the next launch of `key`'s kernel runs: the decided shape, or the next
+    /// measurement (the cached choice, a probe of the candidates not yet timed, a finalist).
     pub fn next(&self, key: &TuneKey, candidates: impl FnOnce() -> Vec<Shape>) -> LaunchPlan {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         let state = states.entry(key.clone()).or_insert_with(|| {
             let candidates = candidates();
-            match self.load(key, &candidates) {
+            let prior = self.load(key, &candidates);
+            match prior {
                 Some(e) if e.checks >= CHECKS => State::Chosen(e.best(), ShapeSource::Cached),
-                Some(e) => State::Checking {
-                    confirm: e.finalists.iter().map(|&(s, _)| (s, None)).collect(),
-                    prior: e.finalists.iter().map(|&(_, t)| t).collect(),
-                    checks: e.checks,
-                },
-                None => State::Probing {
+                prior => State::Tuning {
                     timed: vec![None; candidates.len()],
                     candidates,
-                    confirm: Vec::new(),
+                    confirm: prior.iter().map(|e| (e.best(), None)).collect(),
+                    picked: false,
+                    prior,
                 },
             }
         });
-        match state {
-            State::Chosen(shape, source) => LaunchPlan::Run(ShapeChoice {
-                shape: *shape,
-                source: *source,
-            }),
-            State::Checking { confirm, .. } => next_finalist(confirm),
-            State::Probing {
-                candidates,
-                timed,
-                confirm,
-            } => {
-                let untimed: Vec<Shape> = (0..candidates.len())
-                    .filter(|&i| timed[i].is_none())
-                    .map(|i| candidates[i])
-                    .collect();
-                if !untimed.is_empty() {
-                    return LaunchPlan::Probe(untimed);
-                }
-                if confirm.is_empty() {
-                    *confirm = ranked(timed)
-                        .into_iter()
-                        .take(CONFIRM)
-                        .map(|i| (candidates[i], None))
-                        .collect();
-                }
-                next_finalist(confirm)
-            }
+        let State::Tuning {
+            candidates,
+            timed,
+            confirm,
+            picked,
+            prior,
+        } = state
+        else {
+            let State::Chosen(shape, source) = *state else {
+                unreachable!()
+            };
+            return LaunchPlan::Run(ShapeChoice { shape, source });
+        };
+        if let Some(&(cached, None)) = confirm.first().filter(|_| !*picked) {
+            return LaunchPlan::Time(cached);
         }
+        let untimed: Vec<Shape> = (0..candidates.len())
+            .filter(|&i| timed[i].is_none())
+            .map(|i| candidates[i])
+            .collect();
+        if !untimed.is_empty() {
+            return LaunchPlan::Probe(untimed);
+        }
+        if !*picked {
+            let both: Vec<Option<f64>> = candidates
+                .iter()
+                .zip(timed.iter())
+                .map(|(&s, &t)| min_of(t, prior.as_ref().and_then(|e| e.probe_of(s))))
+                .collect();
+            for i in ranked(&both).into_iter().take(CONFIRM) {
+                if confirm.iter().all(|c| c.0 != candidates[i]) {
+                    confirm.push((candidates[i], None));
+                }
+            }
+            *picked = true;
+        }
+        let next = confirm
+            .iter()
+            .find(|c| c.1.is_none())
+            .unwrap_or(&confirm[0]);
+        LaunchPlan::Time(next.0)
     }
 
-    /// Records a probe launch (several shapes' chunks, or one finalist's whole launch);
-    /// once every finalist has been timed over a whole launch, the best of them is chosen,
-    /// stored, and returned as `Probed`. A check of a cached entry returns its result once
-    /// every finalist has been timed again: `Cached` when the cached choice stays,
-    /// `Probed` when a faster finalist replaces it.
-    pub fn record(&self, key: &TuneKey, probe: &[ProbeTiming]) -> Option<ShapeChoice> {
+    /// Records a launch's timings (a probe's chunks, or one whole launch); once every
+    /// finalist has been timed over a whole launch, the fastest of them (by its best time
+    /// over this and earlier processes) is chosen, stored, and returned: `Probed` when
+    /// this process measured from scratch or replaced the cached choice, `Cached` when a
+    /// check keeps it.
+    pub fn record(&self, key: &TuneKey, timings: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
-        let (candidates, timed, confirm) = match states.get_mut(key) {
-            Some(State::Probing {
-                candidates,
-                timed,
-                confirm,
-            }) => (candidates, timed, confirm),
-            Some(State::Checking {
-                confirm,
-                prior,
-                checks,
-            }) => {
-                time_finalists(confirm, probe);
-                let finalists: Vec<(Shape, f64)> = confirm
-                    .iter()
-                    .zip(prior.iter())
-                    .map(|(c, &t)| Some((c.0, t.min(c.1?))))
-                    .collect::<Option<_>>()?;
-                let entry = Entry::new(finalists, *checks + 1);
-                let cached = confirm[0].0;
-                let best = entry.best();
-                let source = if best == cached {
-                    ShapeSource::Cached
-                } else {
-                    ShapeSource::Probed
-                };
-                states.insert(key.clone(), State::Chosen(best, source));
-                drop(states);
-                self.store(key, &entry);
-                return Some(ShapeChoice {
-                    shape: best,
-                    source,
-                });
-            }
-            _ => return None,
+        let Some(State::Tuning {
+            candidates,
+            timed,
+            confirm,
+            picked,
+            prior,
+        }) = states.get_mut(key)
+        else {
+            return None;
         };
-        if confirm.is_empty() {
-            for (shape, rate) in rates(probe) {
-                if let Some(i) = candidates.iter().position(|&s| s == shape) {
-                    keep_best(&mut timed[i], rate);
-                }
+        for (shape, rate) in rates(timings.iter().filter(|t| !t.whole)) {
+            if let Some(i) = candidates.iter().position(|&s| s == shape) {
+                keep_best(&mut timed[i], rate);
             }
-        } else {
-            time_finalists(confirm, probe);
         }
-        let finalists: Vec<(Shape, f64)> = if candidates.len() == 1 && timed[0].is_some() {
-            vec![(candidates[0], timed[0].unwrap_or(f64::INFINITY))]
-        } else if !confirm.is_empty() && confirm.iter().all(|c| c.1.is_some()) {
-            confirm
+        for (shape, rate) in rates(timings.iter().filter(|t| t.whole)) {
+            if let Some(c) = confirm.iter_mut().find(|c| c.0 == shape) {
+                keep_best(&mut c.1, rate);
+            }
+        }
+        let probes: Vec<(Shape, f64)> = candidates
+            .iter()
+            .zip(timed.iter())
+            .filter_map(|(&s, &t)| {
+                Some((s, min_of(t, prior.as_ref().and_then(|e| e.probe_of(s)))?))
+            })
+            .collect();
+        let (finalists, checks) = if candidates.len() == 1 && timed[0].is_some() {
+            (probes.clone(), CHECKS)
+        } else if *picked && confirm.iter().all(|c| c.1.is_some()) {
+            let finalists = confirm
                 .iter()
-                .map(|c| (c.0, c.1.unwrap_or(f64::INFINITY)))
-                .collect()
+                .map(|&(s, t)| {
+                    let best = min_of(t, prior.as_ref().and_then(|e| e.finalist_of(s)));
+                    (s, best.unwrap_or(f64::INFINITY))
+                })
+                .collect();
+            (finalists, prior.as_ref().map_or(1, |e| e.checks + 1))
         } else {
             return None;
         };
-        let entry = Entry::new(finalists, if candidates.len() == 1 { CHECKS } else { 1 });
+        let entry = Entry::new(probes, finalists, checks);
         let best = entry.best();
-        states.insert(key.clone(), State::Chosen(best, ShapeSource::Measured));
+        let (state, source) = match prior {
+            None => (ShapeSource::Measured, ShapeSource::Probed),
+            Some(e) if e.best() == best => (ShapeSource::Cached, ShapeSource::Cached),
+            Some(_) => (ShapeSource::Probed, ShapeSource::Probed),
+        };
+        states.insert(key.clone(), State::Chosen(best, state));
         drop(states);
         self.store(key, &entry);
         Some(ShapeChoice {
             shape: best,
-            source: ShapeSource::Probed,
+            source,
         })
     }
 
-    /// The entry an earlier process stored for `key`, if its finalists are all `candidates`.
+    /// The entry an earlier process stored for `key`, if all its shapes are `candidates`.
     fn load(&self, key: &TuneKey, candidates: &[Shape]) -> Option<Entry> {
         let text = std::fs::read_to_string(self.file(key)?).ok()?;
         let entry = parse_entry(&text, &entry_key(key))?;
         entry
-            .finalists
+            .probes
             .iter()
+            .chain(&entry.finalists)
             .all(|f| candidates.contains(&f.0))
             .then_some(entry)
     }
@@ -324,8 +335,10 @@ impl Tuner {
     fn store(&self, key: &TuneKey, entry: &Entry) {
         let Some(path) = self.file(key) else { return };
         let mut text = format!("{HEADER}\n{}\nchecks {}\n", entry_key(key), entry.checks);
-        for (shape, secs) in &entry.finalists {
-            text += &format!("{} {} {secs:e}\n", shape.isa.name(), shape.lanes);
+        for (word, list) in [("probe", &entry.probes), ("final", &entry.finalists)] {
+            for (shape, secs) in list {
+                text += &format!("{word} {} {} {secs:e}\n", shape.isa.name(), shape.lanes);
+            }
         }
         store_entry(&path, &text);
     }
@@ -340,60 +353,82 @@ impl Tuner {
 }
 
 /// First line of a tuning-cache entry.
-const HEADER: &str = "eagle host tuning v2";
+const HEADER: &str = "eagle host tuning v3";
 
-/// A tuning-cache entry: the finalists with their best seconds per issued sample-step over
-/// the processes that measured them (`checks` of them), the cached choice first.
+/// A tuning-cache entry, over the processes that measured it (`checks` of them): each
+/// candidate's best probe chunk and each finalist's best whole launch, in seconds per
+/// issued sample-step, the finalists the fastest (the choice) first.
 #[derive(Clone, Debug, PartialEq)]
 struct Entry {
+    probes: Vec<(Shape, f64)>,
     finalists: Vec<(Shape, f64)>,
     checks: u32,
 }
 
 impl Entry {
-    /// The entry for `finalists` measured by `checks` processes, the fastest first.
-    fn new(mut finalists: Vec<(Shape, f64)>, checks: u32) -> Self {
+    /// The entry for these timings measured by `checks` processes, the fastest finalist
+    /// first.
+    fn new(probes: Vec<(Shape, f64)>, mut finalists: Vec<(Shape, f64)>, checks: u32) -> Self {
         let rates: Vec<Option<f64>> = finalists.iter().map(|f| Some(f.1)).collect();
         let best = finalists[ranked(&rates)[0]].0;
         finalists.sort_by_key(|f| f.0 != best);
-        Entry { finalists, checks }
+        Entry {
+            probes,
+            finalists,
+            checks,
+        }
     }
 
     /// The choice: the fastest finalist.
     fn best(&self) -> Shape {
         self.finalists[0].0
     }
+
+    /// `shape`'s best probe chunk.
+    fn probe_of(&self, shape: Shape) -> Option<f64> {
+        self.probes.iter().find(|p| p.0 == shape).map(|p| p.1)
+    }
+
+    /// `shape`'s best whole launch, if it was a finalist.
+    fn finalist_of(&self, shape: Shape) -> Option<f64> {
+        self.finalists.iter().find(|p| p.0 == shape).map(|p| p.1)
+    }
 }
 
-/// Seconds per issued sample-step of each shape `probe` timed over enough steps.
-fn rates(probe: &[ProbeTiming]) -> impl Iterator<Item = (Shape, f64)> + '_ {
-    probe
-        .iter()
-        .filter(|p| p.lane_steps >= MIN_PROBE_STEPS)
-        .map(|p| (p.shape, p.secs / p.lane_steps as f64))
+/// Seconds per issued sample-step of each shape in `timings`: its fastest timing over
+/// enough steps, or, when none is, all of its timings together if they are.
+fn rates<'t>(timings: impl Iterator<Item = &'t ProbeTiming>) -> Vec<(Shape, f64)> {
+    let mut per: Vec<(Shape, Option<f64>, f64, u64)> = Vec::new();
+    for t in timings {
+        let i = per.iter().position(|p| p.0 == t.shape).unwrap_or_else(|| {
+            per.push((t.shape, None, 0.0, 0));
+            per.len() - 1
+        });
+        let p = &mut per[i];
+        if t.lane_steps >= MIN_PROBE_STEPS {
+            keep_best(&mut p.1, t.secs / t.lane_steps as f64);
+        }
+        (p.2, p.3) = (p.2 + t.secs, p.3 + t.lane_steps);
+    }
+    per.into_iter()
+        .filter_map(|(shape, best, secs, steps)| {
+            let summed = (steps >= MIN_PROBE_STEPS).then(|| secs / steps as f64);
+            Some((shape, best.or(summed)?))
+        })
+        .collect()
+}
+
+/// The smaller of two optional times.
+fn min_of(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Keeps the faster of `best` and `rate`.
 fn keep_best(best: &mut Option<f64>, rate: f64) {
-    *best = Some(best.map_or(rate, |t| t.min(rate)));
-}
-
-/// Records finalists' whole launches in `confirm`, each finalist by its best.
-fn time_finalists(confirm: &mut [(Shape, Option<f64>)], probe: &[ProbeTiming]) {
-    for (shape, rate) in rates(probe) {
-        if let Some(c) = confirm.iter_mut().find(|c| c.0 == shape) {
-            keep_best(&mut c.1, rate);
-        }
-    }
-}
-
-/// A whole launch of the first finalist not yet timed (the first when all are).
-fn next_finalist(confirm: &[(Shape, Option<f64>)]) -> LaunchPlan {
-    let next = confirm
-        .iter()
-        .find(|c| c.1.is_none())
-        .unwrap_or(&confirm[0]);
-    LaunchPlan::Probe(vec![next.0])
+    *best = min_of(*best, Some(rate));
 }
 
 /// The entry's key line: everything the choice depends on.
@@ -415,21 +450,25 @@ fn entry_key(key: &TuneKey) -> String {
 fn parse_entry(text: &str, key: &str) -> Option<Entry> {
     let mut lines = entry_lines(text, HEADER, key)?;
     let checks: u32 = lines.next()?.strip_prefix("checks ")?.parse().ok()?;
-    let finalists = lines
-        .map(|line| {
-            let mut words = line.split(' ');
-            let isa = Isa::from_name(words.next()?)?;
-            let lanes: usize = words.next()?.parse().ok()?;
-            let secs: f64 = words.next()?.parse().ok()?;
-            (isa.available()
-                && crate::LANE_WIDTHS.contains(&lanes)
-                && secs.is_finite()
-                && secs > 0.0
-                && words.next().is_none())
-            .then_some((Shape { isa, lanes }, secs))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    (checks >= 1 && !finalists.is_empty()).then(|| Entry::new(finalists, checks))
+    let (mut probes, mut finalists) = (Vec::new(), Vec::new());
+    for line in lines {
+        let mut words = line.split(' ');
+        let list = match words.next()? {
+            "probe" => &mut probes,
+            "final" => &mut finalists,
+            _ => return None,
+        };
+        let isa = Isa::from_name(words.next()?)?;
+        let lanes: usize = words.next()?.parse().ok()?;
+        let secs: f64 = words.next()?.parse().ok()?;
+        let ok = isa.available()
+            && crate::LANE_WIDTHS.contains(&lanes)
+            && secs.is_finite()
+            && secs > 0.0
+            && words.next().is_none();
+        list.push(ok.then_some((Shape { isa, lanes }, secs))?);
+    }
+    (checks >= 1 && !finalists.is_empty()).then(|| Entry::new(probes, finalists, checks))
 }
 
 /// The lines after an entry's first two, when those are `header` and `key` (else `None`:
@@ -504,7 +543,7 @@ mod tests {
     }
 
     fn shapes() -> Vec<Shape> {
-        [4, 8, 16]
+        [4, 8, 12, 16]
             .map(|lanes| Shape {
                 isa: Isa::Portable,
                 lanes,
@@ -512,38 +551,61 @@ mod tests {
             .to_vec()
     }
 
-    /// Runs probe launches with the given seconds per step by width until decided; the
-    /// decision and the number of probe launches.
-    fn probe(t: &Tuner, rate: impl Fn(usize) -> f64) -> (ShapeChoice, usize) {
-        for n in 1..20 {
-            let LaunchPlan::Probe(shapes) = t.next(&key(), shapes) else {
-                panic!("decided without saying so");
-            };
-            let timings: Vec<ProbeTiming> = shapes
+    /// The timing a launch of `plan` reports when a chunk of width `w` takes `rate(w)`
+    /// seconds per step (two chunks per shape in a probe, the second at `slow` times that).
+    fn timings(plan: &LaunchPlan, rate: impl Fn(usize) -> f64, slow: f64) -> Vec<ProbeTiming> {
+        let one = |shape: Shape, f: f64, whole| ProbeTiming {
+            shape,
+            secs: rate(shape.lanes) * f * 1e5,
+            lane_steps: 100_000,
+            whole,
+        };
+        match plan {
+            LaunchPlan::Probe(shapes) => shapes
                 .iter()
-                .map(|&shape| ProbeTiming {
-                    shape,
-                    secs: rate(shape.lanes) * 1e5,
-                    lane_steps: 100_000,
-                })
-                .collect();
-            if let Some(done) = t.record(&key(), &timings) {
-                return (done, n);
+                .flat_map(|&s| [one(s, 1.0, false), one(s, slow, false)])
+                .collect(),
+            LaunchPlan::Time(s) => vec![one(*s, 1.0, true)],
+            LaunchPlan::Run(_) => panic!("decided without saying so"),
+        }
+    }
+
+    /// Runs launches with the given seconds per step by width until decided; the
+    /// decision and the plans of the launches.
+    fn probe(t: &Tuner, rate: impl Fn(usize) -> f64) -> (ShapeChoice, Vec<LaunchPlan>) {
+        let mut plans = Vec::new();
+        for _ in 1..20 {
+            let plan = t.next(&key(), shapes);
+            let timed = timings(&plan, &rate, 1.0);
+            plans.push(plan);
+            if let Some(done) = t.record(&key(), &timed) {
+                return (done, plans);
             }
         }
         panic!("never decided");
     }
 
+    fn tuner(dir: &tempfile::TempDir) -> Tuner {
+        Tuner::new(Some(dir.path().to_path_buf()))
+    }
+
+    fn time(lanes: usize) -> LaunchPlan {
+        LaunchPlan::Time(Shape {
+            isa: Isa::Portable,
+            lanes,
+        })
+    }
+
     #[test]
     fn one_probe_times_every_candidate_one_more_confirms_and_the_choice_is_remembered() {
         let dir = tempfile::tempdir().unwrap();
-        let t = Tuner::new(Some(dir.path().to_path_buf()));
-        let (done, launches) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
+        let t = tuner(&dir);
+        let (done, plans) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
         assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Probed));
         assert_eq!(
-            launches,
-            1 + CONFIRM,
-            "a probe of all, then one launch per finalist"
+            plans,
+            [LaunchPlan::Probe(shapes()), time(8), time(4), time(12)],
+            "a probe of all, then one launch per finalist, fastest first"
         );
         let LaunchPlan::Run(again) = t.next(&key(), shapes) else {
             panic!("decided")
@@ -552,19 +614,22 @@ mod tests {
             (again.shape.lanes, again.source),
             (8, ShapeSource::Measured)
         );
-        // The next processes (new tuners on the same folder) check the cached entry: one
-        // whole launch per finalist, the cached choice first; then it is used unchecked.
+        // The next processes (new tuners on the same folder) check the cached entry: the
+        // cached choice over a whole launch first, a probe of all, then the finalists not
+        // yet timed; then it is used unchecked.
         for process in 2..=CHECKS {
-            let t = Tuner::new(Some(dir.path().to_path_buf()));
-            let LaunchPlan::Probe(first) = t.next(&key(), shapes) else {
-                panic!("process {process} checks the entry")
-            };
-            assert_eq!(first[0].lanes, 8, "the cached choice first");
-            let (done, launches) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
-            assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Cached));
-            assert_eq!(launches, CONFIRM, "one launch per finalist");
+            let (done, plans) = probe(&tuner(&dir), |w| if w == 8 { 1.0 } else { 2.0 });
+            assert_eq!(
+                (done.shape.lanes, done.source),
+                (8, ShapeSource::Cached),
+                "process {process}"
+            );
+            assert_eq!(
+                plans,
+                [time(8), LaunchPlan::Probe(shapes()), time(4), time(12)]
+            );
         }
-        let t2 = Tuner::new(Some(dir.path().to_path_buf()));
+        let t2 = tuner(&dir);
         let LaunchPlan::Run(c) = t2.next(&key(), shapes) else {
             panic!("cached")
         };
@@ -583,13 +648,16 @@ mod tests {
     }
 
     #[test]
-    fn a_slowed_first_measurement_is_corrected_by_the_confirming_probe() {
+    fn a_slowed_first_measurement_is_corrected_by_the_confirming_launches() {
         let t = Tuner::new(None);
-        let noisy = std::cell::Cell::new(true);
-        // 8 lanes is fastest in truth, but its chunks in the probe launch were slowed down
-        // (another process took the core); as a finalist it gets a whole launch of its own.
+        let noisy = std::cell::Cell::new(2);
+        // 8 lanes is fastest in truth, but both its chunks in the probe launch were slowed
+        // down (another process took the core); as a finalist it gets a whole launch.
         let (done, _) = probe(&t, |w| match w {
-            8 if noisy.replace(false) => 2.5,
+            8 if noisy.get() > 0 => {
+                noisy.set(noisy.get() - 1);
+                2.5
+            }
             8 => 1.0,
             16 => 1.5,
             _ => 3.0,
@@ -598,66 +666,88 @@ mod tests {
     }
 
     #[test]
-    fn a_cached_choice_that_one_noisy_process_got_wrong_is_corrected_by_the_checks() {
+    fn a_probe_counts_each_shapes_fastest_chunk() {
+        let t = Tuner::new(None);
+        let plan = t.next(&key(), shapes);
+        // Each shape's second chunk is 4x slower (noise): the first chunks decide.
+        let timed = timings(&plan, |w| if w == 16 { 1.0 } else { 2.0 }, 4.0);
+        assert!(t.record(&key(), &timed).is_none());
+        assert_eq!(t.next(&key(), shapes), time(16));
+    }
+
+    #[test]
+    fn a_candidate_one_noisy_process_left_out_of_the_finalists_gets_in_at_a_check() {
         let dir = tempfile::tempdir().unwrap();
-        let tuner = || Tuner::new(Some(dir.path().to_path_buf()));
-        // 8 lanes is fastest, but the first process timed it while the core was shared.
-        let (first, _) = probe(&tuner(), |w| match w {
-            8 => 2.5,
-            16 => 1.5,
+        // 16 lanes is fastest, but the first process's probe timed it while the core was
+        // shared: it was not a finalist, so it could not be chosen.
+        let (first, plans) = probe(&tuner(&dir), |w| match w {
+            4 => 2.0,
+            8 => 1.5,
+            16 => 9.0,
             _ => 3.0,
         });
-        assert_eq!(first.shape.lanes, 16);
-        // The next process's check times 8 lanes undisturbed: it becomes the choice.
-        let (second, _) = probe(&tuner(), |w| match w {
-            8 => 1.0,
-            16 => 1.5,
-            _ => 3.0,
+        assert_eq!(first.shape.lanes, 8);
+        assert!(!plans.contains(&time(16)));
+        // The next process probes every candidate again and times 16 lanes undisturbed.
+        let (second, plans) = probe(&tuner(&dir), |w| match w {
+            16 => 1.0,
+            8 => 1.5,
+            _ => 2.0,
         });
+        assert_eq!(plans[..2], [time(8), LaunchPlan::Probe(shapes())]);
         assert_eq!(
             (second.shape.lanes, second.source),
-            (8, ShapeSource::Probed)
+            (16, ShapeSource::Probed)
         );
-        // A third process slowed down throughout keeps it: each finalist's best time counts.
-        let (third, _) = probe(&tuner(), |w| 3.0 * w as f64);
-        assert_eq!((third.shape.lanes, third.source), (8, ShapeSource::Cached));
-        let LaunchPlan::Run(c) = tuner().next(&key(), shapes) else {
+        // A third process slowed down throughout keeps it: each shape's best time counts.
+        let (third, _) = probe(&tuner(&dir), |w| 3.0 * w as f64);
+        assert_eq!((third.shape.lanes, third.source), (16, ShapeSource::Cached));
+        let LaunchPlan::Run(c) = tuner(&dir).next(&key(), shapes) else {
             panic!("checked {CHECKS} times: used as it is")
         };
-        assert_eq!((c.shape.lanes, c.source), (8, ShapeSource::Cached));
+        assert_eq!((c.shape.lanes, c.source), (16, ShapeSource::Cached));
     }
 
     #[test]
     fn corrupt_or_foreign_entries_are_ignored_and_measured_again() {
         let dir = tempfile::tempdir().unwrap();
-        let t = Tuner::new(Some(dir.path().to_path_buf()));
+        let t = tuner(&dir);
         probe(&t, |w| w as f64);
         let file = t.file(&key()).unwrap();
         let good = std::fs::read_to_string(&file).unwrap();
         assert!(parse_entry(&good, &entry_key(&key())).is_some());
-        // Measured again: a probe of every candidate (a check of a good entry times one
-        // finalist per launch).
+        // Measured again: a probe of every candidate first (a check of a good entry times
+        // the cached choice first).
         let probes = |text: &str| {
             std::fs::write(&file, text).unwrap();
-            let t = Tuner::new(Some(dir.path().to_path_buf()));
-            matches!(t.next(&key(), shapes), LaunchPlan::Probe(p) if p == shapes())
+            matches!(tuner(&dir).next(&key(), shapes), LaunchPlan::Probe(p) if p == shapes())
         };
-        assert!(good.contains("\nportable 4 4e0\n"), "{good}");
+        assert!(good.contains("\nfinal portable 4 4e0\n"), "{good}");
+        assert!(good.contains("\nprobe portable 8 8e0\n"), "{good}");
         for bad in [
             good.replace(HEADER, "something else"),
-            good.replace("eagle host tuning v2", "eagle host tuning v1"),
+            good.replace("eagle host tuning v3", "eagle host tuning v2"),
             good.replace("kernel=k", "kernel=other"),
-            good.replace("portable 4 ", "portable 5 "),
-            good.replace("portable 4 ", "portable x "),
+            good.replace("final portable 4 ", "final portable 5 "),
+            good.replace("final portable 4 ", "final portable x "),
+            good.replace("final portable 4 ", "best portable 4 "),
+            good.replace("final portable 4 ", "portable 4 "),
+            good.replace("probe portable 8 ", "probe portable 5 "),
             good.replace(" 4e0", " -4e0"),
             good.replace(" 4e0", " NaN"),
             good.replace(" 4e0", ""),
+            good.replace(" 4e0", " 4e0 1"),
             good.replace("checks 1", "checks x"),
             good.replace("checks 1", "checks 0"),
+            good.lines()
+                .filter(|l| !l.starts_with("final"))
+                .collect::<Vec<_>>()
+                .join("\n"),
             good[..good.len() / 2].to_owned(),
             String::from_utf8_lossy(&[0xff, 0xfe, 0]).into_owned(),
             // A shape that is not a candidate (e.g. from a build with other widths).
-            good.replace("portable 4 ", "portable 32 "),
+            good.replace("final portable 4 ", "final portable 32 "),
+            good.replace("probe portable 8 ", "probe portable 32 "),
         ] {
             assert!(probes(&bad), "{bad:?} was used");
         }
@@ -670,19 +760,25 @@ mod tests {
     #[test]
     fn candidates_too_small_to_time_are_probed_again() {
         let t = Tuner::new(None);
-        let LaunchPlan::Probe(all) = t.next(&key(), shapes) else {
+        let all = t.next(&key(), shapes);
+        let LaunchPlan::Probe(shapes_probed) = &all else {
             panic!()
         };
-        let tiny: Vec<ProbeTiming> = all
+        let tiny: Vec<ProbeTiming> = shapes_probed
             .iter()
             .map(|&shape| ProbeTiming {
                 shape,
                 secs: 1e-6,
                 lane_steps: MIN_PROBE_STEPS - 1,
+                whole: false,
             })
             .collect();
         assert!(t.record(&key(), &tiny).is_none());
-        assert_eq!(t.next(&key(), shapes), LaunchPlan::Probe(all));
+        assert_eq!(t.next(&key(), shapes), all);
+        // Chunks too small one by one count together when they are enough.
+        let two: Vec<ProbeTiming> = tiny.iter().chain(&tiny).copied().collect();
+        assert!(t.record(&key(), &two).is_none());
+        assert_eq!(t.next(&key(), shapes), time(4));
     }
 
     #[test]

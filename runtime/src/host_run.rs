@@ -13,7 +13,7 @@ use crate::trace;
 use hawk::Kernel;
 use hawk::save::SaveTarget;
 use hawk_host::{
-    HostReal, HostTeam, LaunchPlan, ProbeTiming, ShapeChoice, ShapeSource, WorkBuf, WorkSet,
+    HostReal, HostTeam, LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, WorkBuf, WorkSet,
 };
 use std::borrow::Cow;
 use std::time::Instant;
@@ -83,28 +83,37 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
         };
         match team.next_launch::<K>() {
             LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape, save), c),
+            LaunchPlan::Time(shape) => {
+                let t = Instant::now();
+                let stats = team.launch_shape::<K>(work, k, shape, save);
+                let one = ProbeTiming {
+                    shape,
+                    secs: t.elapsed().as_secs_f64(),
+                    lane_steps: stats.lane_steps,
+                    whole: true,
+                };
+                (
+                    stats,
+                    team.record_probe::<K>(&[one]).unwrap_or(probing(shape)),
+                )
+            }
             LaunchPlan::Probe(shapes) => {
-                let (stats, timings) = match shapes[..] {
-                    // A finalist: one whole launch at its shape, timed by the wall clock.
-                    [shape] => {
-                        let t = Instant::now();
-                        let stats = team.launch_shape::<K>(work, k, shape, save);
-                        let one = ProbeTiming {
-                            shape,
-                            secs: t.elapsed().as_secs_f64(),
-                            lane_steps: stats.lane_steps,
-                        };
-                        (stats, vec![one])
-                    }
-                    _ => team.launch_probe::<K>(work, k, &shapes, save),
-                };
-                let probing = ShapeChoice {
-                    shape: shapes[0],
-                    source: ShapeSource::Probing,
-                };
-                (stats, team.record_probe::<K>(&timings).unwrap_or(probing))
+                let (stats, timings) = team.launch_probe::<K>(work, k, &shapes, save);
+                (
+                    stats,
+                    team.record_probe::<K>(&timings)
+                        .unwrap_or(probing(shapes[0])),
+                )
             }
         }
+    }
+}
+
+/// A launch's shape while `lanes: auto` is still measuring.
+fn probing(shape: Shape) -> ShapeChoice {
+    ShapeChoice {
+        shape,
+        source: ShapeSource::Probing,
     }
 }
 

@@ -222,8 +222,8 @@ impl HostTeam {
         tune::candidates(self.isa, R::BYTES, self.isa_forced)
     }
 
-    /// Records a probe launch of `K` (see [`Tuner::record`]); the decided shape when this
-    /// launch finished the probes.
+    /// Records a measuring launch of `K` (its probe chunks or its whole-launch time; see
+    /// [`Tuner::record`]); the decided shape when this launch finished the measurement.
     pub fn record_probe<K: Kernel>(&self, probe: &[ProbeTiming]) -> Option<ShapeChoice>
     where
         K::Real: HostReal,

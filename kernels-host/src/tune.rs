@@ -212,18 +212,20 @@ impl Tuner {
                 },
             }
         });
-        let State::Tuning {
-            candidates,
-            timed,
-            confirm,
-            picked,
-            prior,
-        } = state
-        else {
-            let State::Chosen(shape, source) = *state else {
-                unreachable!()
-            };
-            return LaunchPlan::Run(ShapeChoice { shape, source });
+        let (candidates, timed, confirm, picked, prior) = match state {
+            State::Chosen(shape, source) => {
+                return LaunchPlan::Run(ShapeChoice {
+                    shape: *shape,
+                    source: *source,
+                });
+            }
+            State::Tuning {
+                candidates,
+                timed,
+                confirm,
+                picked,
+                prior,
+            } => (candidates, timed, confirm, picked, prior),
         };
         if let Some(&(cached, None)) = confirm.first().filter(|_| !*picked) {
             return LaunchPlan::Time(cached);
@@ -236,11 +238,7 @@ impl Tuner {
             return LaunchPlan::Probe(untimed);
         }
         if !*picked {
-            let both: Vec<Option<f64>> = candidates
-                .iter()
-                .zip(timed.iter())
-                .map(|(&s, &t)| min_of(t, prior.as_ref().and_then(|e| e.probe_of(s))))
-                .collect();
+            let both = best_probes(candidates, timed, prior.as_ref());
             for i in ranked(&both).into_iter().take(CONFIRM) {
                 if confirm.iter().all(|c| c.0 != candidates[i]) {
                     confirm.push((candidates[i], None));
@@ -284,10 +282,8 @@ impl Tuner {
         }
         let probes: Vec<(Shape, f64)> = candidates
             .iter()
-            .zip(timed.iter())
-            .filter_map(|(&s, &t)| {
-                Some((s, min_of(t, prior.as_ref().and_then(|e| e.probe_of(s)))?))
-            })
+            .zip(best_probes(candidates, timed, prior.as_ref()))
+            .filter_map(|(&s, t)| Some((s, t?)))
             .collect();
         let (finalists, checks) = if candidates.len() == 1 && timed[0].is_some() {
             (probes.clone(), CHECKS)
@@ -295,7 +291,7 @@ impl Tuner {
             let finalists = confirm
                 .iter()
                 .map(|&(s, t)| {
-                    let best = min_of(t, prior.as_ref().and_then(|e| e.finalist_of(s)));
+                    let best = min_of(t, prior.as_ref().and_then(|e| time_of(&e.finalists, s)));
                     (s, best.unwrap_or(f64::INFINITY))
                 })
                 .collect();
@@ -383,16 +379,24 @@ impl Entry {
     fn best(&self) -> Shape {
         self.finalists[0].0
     }
+}
 
-    /// `shape`'s best probe chunk.
-    fn probe_of(&self, shape: Shape) -> Option<f64> {
-        self.probes.iter().find(|p| p.0 == shape).map(|p| p.1)
-    }
+/// `shape`'s time in one of an entry's lists, if it is there.
+fn time_of(list: &[(Shape, f64)], shape: Shape) -> Option<f64> {
+    list.iter().find(|p| p.0 == shape).map(|p| p.1)
+}
 
-    /// `shape`'s best whole launch, if it was a finalist.
-    fn finalist_of(&self, shape: Shape) -> Option<f64> {
-        self.finalists.iter().find(|p| p.0 == shape).map(|p| p.1)
-    }
+/// Each candidate's best probe over this process (`timed`) and earlier ones (`prior`).
+fn best_probes(
+    candidates: &[Shape],
+    timed: &[Option<f64>],
+    prior: Option<&Entry>,
+) -> Vec<Option<f64>> {
+    candidates
+        .iter()
+        .zip(timed)
+        .map(|(&s, &t)| min_of(t, prior.and_then(|e| time_of(&e.probes, s))))
+        .collect()
 }
 
 /// Seconds per issued sample-step of each shape in `timings`: its fastest timing over

@@ -174,7 +174,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("start-up: {} {:.2} ms", startup.0, startup.1 * 1e3);
     }
     println!("{report}");
-    print_lanes(report.lanes, &deployed, "threads");
+    print_lanes(&report, &deployed, "threads");
     if team == eagle::TeamKind::Device {
         println!(
             "arm: {}, compaction: {} ({} compactions), graphs built: {}, replays: {}",
@@ -264,7 +264,7 @@ fn on_ranks(
         transfer_s * 1e3
     );
     println!("{}", run.merged);
-    print_lanes(report.lanes, &deployed, "threads per rank");
+    print_lanes(report, &deployed, "threads per rank");
     for p in &run.merged.parts {
         println!(
             "{}: {} samples, {:.2} ms, {} launches",
@@ -332,20 +332,21 @@ fn filled(n: usize, value: f64) -> Vec<f64> {
     v
 }
 
-/// The `lanes:` line: width, ISA, where the width came from, and the host threads (`per`
-/// names them: "threads", "threads per rank").
-fn print_lanes(
-    lanes: Option<eagle::hawk_host::tune::ShapeChoice>,
-    deployed: &Deployed<Oscillator>,
-    per: &str,
-) {
-    if let Some(l) = lanes {
+/// The `lanes:` line: width, ISA, where the width came from (and how many of the run's
+/// launches measured shapes, when any did), and the host threads (`per` names them:
+/// "threads", "threads per rank").
+fn print_lanes(report: &eagle::RunReport, deployed: &Deployed<Oscillator>, per: &str) {
+    if let Some(l) = report.lanes {
         let threads = match deployed.team() {
             eagle::Team::Host(h) => h.threads(),
             _ => 0,
         };
+        let measured = match report.tuning_launches {
+            0 => String::new(),
+            m => format!("; {m} of {} launches measured", report.launches),
+        };
         println!(
-            "lanes: {} x f64 on {} ({}), {threads} {per}",
+            "lanes: {} x f64 on {} ({}{measured}), {threads} {per}",
             l.shape.lanes,
             l.shape.isa.name(),
             l.source.name(),

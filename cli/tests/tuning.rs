@@ -29,27 +29,36 @@ fn lanes_line(cache: &Path) -> String {
         .to_owned()
 }
 
-/// `lanes: 32 x f64 on avx512 (probed), 2 threads` -> (`32 x f64 on avx512`, `probed`).
-fn split(line: &str) -> (String, String) {
+/// `lanes: 32 x f64 on avx512 (probed; 4 of 16 launches measured), 2 threads` ->
+/// (`32 x f64 on avx512`, `probed`, 4); no `; ...`: 0 launches measured.
+fn split(line: &str) -> (String, String, u64) {
     let (shape, rest) = line.split_once(" (").unwrap();
-    (shape.to_owned(), rest.split(')').next().unwrap().to_owned())
+    let inside = rest.split(')').next().unwrap();
+    let (source, measured) = match inside.split_once("; ") {
+        Some((source, m)) => (source, m.split(' ').next().unwrap().parse().unwrap()),
+        None => (inside, 0),
+    };
+    (shape.to_owned(), source.to_owned(), measured)
 }
 
 #[test]
 fn a_second_process_starts_from_the_cached_choice_and_a_bad_entry_is_measured_again() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut shape, source) = split(&lanes_line(dir.path()));
+    let (mut shape, source, measured) = split(&lanes_line(dir.path()));
     assert_eq!(source, "probed", "{shape}");
+    // The probe and the three finalists' launches at least.
+    assert!(measured >= 4, "{measured} launches measured");
     // The checks keep the choice (cached) or replace it by a faster finalist (probed).
     for _ in 2..=eagle::hawk_host::tune::CHECKS {
-        let (checked, source) = split(&lanes_line(dir.path()));
+        let (checked, source, measured) = split(&lanes_line(dir.path()));
         assert!(source == "cached" || source == "probed", "{source}");
+        assert!(measured >= 2, "a check measures: {measured} launches");
         shape = checked;
     }
-    let (again, source) = split(&lanes_line(dir.path()));
+    let (again, source, measured) = split(&lanes_line(dir.path()));
     assert_eq!(
-        (again.as_str(), source.as_str()),
-        (shape.as_str(), "cached")
+        (again.as_str(), source.as_str(), measured),
+        (shape.as_str(), "cached", 0)
     );
     // Corrupt every tuning entry: the next process probes again, without an error.
     let host = dir.path().join("host");
@@ -62,7 +71,7 @@ fn a_second_process_starts_from_the_cached_choice_and_a_bad_entry_is_measured_ag
         )
         .unwrap();
     }
-    let (_, source) = split(&lanes_line(dir.path()));
+    let (_, source, _) = split(&lanes_line(dir.path()));
     assert_eq!(source, "probed");
     // A forced width is reported as fixed.
     let out = Command::new(env!("CARGO_BIN_EXE_profile-your-run"))

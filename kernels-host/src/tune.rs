@@ -2,9 +2,10 @@
 //! measuring. Results are bit-identical for every shape, so the first launch of a run can
 //! be a probe: its chunks take the candidate shapes in turn (each chunk the next shape
 //! when it starts, so a shape's chunks are spread over the launch and over the threads),
-//! and each shape counts its fastest chunk, per issued sample-step. The next three
-//! launches run the three fastest, one whole launch each, timed the same way; the best of
-//! those is kept for the rest of the run and remembered, in this process and on disk (per
+//! and each shape counts its fastest chunk, per issued sample-step. The next launches run
+//! the three fastest, one whole launch each, in [`FINAL_ROUNDS`] rounds (so that one noisy
+//! stretch does not slow every launch of one shape); the best time of each decides, and
+//! the fastest is kept for the rest of the run and remembered, in this process and on disk (per
 //! kernel, element type, CPU model, instruction sets and thread count), so the next
 //! process starts tuned. A run too short to decide leaves the measurements to the team's
 //! next run.
@@ -14,8 +15,8 @@
 //! can never be chosen), and a cached choice would keep it. So the entry holds every
 //! shape's best probe and the finalists' best whole launches, and the next [`CHECKS`]` -
 //! 1` processes measure again: the cached choice over their first launch, then a probe of
-//! every candidate, then the fastest few by the best probe of any process, one whole
-//! launch each. Every time counts as its best over the processes, and the fastest
+//! every candidate, then the fastest few by the best probe of any process (and the cached
+//! choice), in rounds of one whole launch each. Every time counts as its best over the processes, and the fastest
 //! finalist by that is the choice. Noise only ever slows a launch, so the best of several
 //! processes' times is close to a shape's true speed.
 
@@ -110,6 +111,11 @@ pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
 /// launch of its own before one is chosen.
 const CONFIRM: usize = 3;
 
+/// Rounds of whole launches the finalists get in each measuring process, one launch per
+/// finalist per round (A B C A B C): on a machine whose cores come and go, one shape's
+/// single launch can fall into a slow stretch, and its best time would then be wrong.
+const FINAL_ROUNDS: usize = 2;
+
 /// Processes whose measurements a tuning entry holds before it is used without a check.
 pub const CHECKS: u32 = 3;
 
@@ -156,6 +162,9 @@ enum State {
         /// Shapes timed over whole launches and their best time; `picked`: the finalists
         /// are in (before that, only the cached choice).
         confirm: Vec<(Shape, Option<f64>)>,
+        /// Whole launches still to run, in order: the cached choice before the probe, then
+        /// the finalists' rounds.
+        schedule: Vec<Shape>,
         picked: bool,
         /// What earlier processes measured (an entry with fewer than [`CHECKS`] checks).
         prior: Option<Entry>,
@@ -207,12 +216,13 @@ impl Tuner {
                     timed: vec![None; candidates.len()],
                     candidates,
                     confirm: prior.iter().map(|e| (e.best(), None)).collect(),
+                    schedule: prior.iter().map(Entry::best).collect(),
                     picked: false,
                     prior,
                 },
             }
         });
-        let (candidates, timed, confirm, picked, prior) = match state {
+        let (candidates, timed, confirm, schedule, picked, prior) = match state {
             State::Chosen(shape, source) => {
                 return LaunchPlan::Run(ShapeChoice {
                     shape: *shape,
@@ -223,11 +233,12 @@ impl Tuner {
                 candidates,
                 timed,
                 confirm,
+                schedule,
                 picked,
                 prior,
-            } => (candidates, timed, confirm, picked, prior),
+            } => (candidates, timed, confirm, schedule, picked, prior),
         };
-        if let Some(&(cached, None)) = confirm.first().filter(|_| !*picked) {
+        if let (Some(&cached), false) = (schedule.first(), *picked) {
             return LaunchPlan::Time(cached);
         }
         let untimed: Vec<Shape> = (0..candidates.len())
@@ -244,17 +255,15 @@ impl Tuner {
                     confirm.push((candidates[i], None));
                 }
             }
+            let round = confirm.iter().map(|c| c.0);
+            *schedule = (0..FINAL_ROUNDS).flat_map(|_| round.clone()).collect();
             *picked = true;
         }
-        let next = confirm
-            .iter()
-            .find(|c| c.1.is_none())
-            .unwrap_or(&confirm[0]);
-        LaunchPlan::Time(next.0)
+        LaunchPlan::Time(*schedule.first().unwrap_or(&confirm[0].0))
     }
 
     /// Records a launch's timings (a probe's chunks, or one whole launch); once every
-    /// finalist has been timed over a whole launch, the fastest of them (by its best time
+    /// finalist has had its rounds of whole launches, the fastest of them (by its best time
     /// over this and earlier processes) is chosen, stored, and returned: `Probed` when
     /// this process measured from scratch or replaced the cached choice, `Cached` when a
     /// check keeps it.
@@ -264,6 +273,7 @@ impl Tuner {
             candidates,
             timed,
             confirm,
+            schedule,
             picked,
             prior,
         }) = states.get_mut(key)
@@ -279,6 +289,9 @@ impl Tuner {
             if let Some(c) = confirm.iter_mut().find(|c| c.0 == shape) {
                 keep_best(&mut c.1, rate);
             }
+            if let Some(i) = schedule.iter().position(|&s| s == shape) {
+                schedule.remove(i);
+            }
         }
         let probes: Vec<(Shape, f64)> = candidates
             .iter()
@@ -287,7 +300,7 @@ impl Tuner {
             .collect();
         let (finalists, checks) = if candidates.len() == 1 && timed[0].is_some() {
             (probes.clone(), CHECKS)
-        } else if *picked && confirm.iter().all(|c| c.1.is_some()) {
+        } else if *picked && schedule.is_empty() {
             let finalists = confirm
                 .iter()
                 .map(|&(s, t)| {
@@ -608,8 +621,16 @@ mod tests {
         assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Probed));
         assert_eq!(
             plans,
-            [LaunchPlan::Probe(shapes()), time(8), time(4), time(12)],
-            "a probe of all, then one launch per finalist, fastest first"
+            [
+                LaunchPlan::Probe(shapes()),
+                time(8),
+                time(4),
+                time(12),
+                time(8),
+                time(4),
+                time(12)
+            ],
+            "a probe of all, then rounds of one launch per finalist, fastest first"
         );
         let LaunchPlan::Run(again) = t.next(&key(), shapes) else {
             panic!("decided")
@@ -619,8 +640,8 @@ mod tests {
             (8, ShapeSource::Measured)
         );
         // The next processes (new tuners on the same folder) check the cached entry: the
-        // cached choice over a whole launch first, a probe of all, then the finalists not
-        // yet timed; then it is used unchecked.
+        // cached choice over a whole launch first, a probe of all, then the finalists'
+        // rounds (the cached choice among them); then it is used unchecked.
         for process in 2..=CHECKS {
             let (done, plans) = probe(&tuner(&dir), |w| if w == 8 { 1.0 } else { 2.0 });
             assert_eq!(
@@ -630,7 +651,16 @@ mod tests {
             );
             assert_eq!(
                 plans,
-                [time(8), LaunchPlan::Probe(shapes()), time(4), time(12)]
+                [
+                    time(8),
+                    LaunchPlan::Probe(shapes()),
+                    time(8),
+                    time(4),
+                    time(12),
+                    time(8),
+                    time(4),
+                    time(12)
+                ]
             );
         }
         let t2 = tuner(&dir);
@@ -666,6 +696,24 @@ mod tests {
             16 => 1.5,
             _ => 3.0,
         });
+        assert_eq!(done.shape.lanes, 8);
+    }
+
+    #[test]
+    fn a_finalist_slowed_in_one_round_is_chosen_by_the_other() {
+        let t = Tuner::new(None);
+        let calls = std::cell::Cell::new(0);
+        // 8 lanes is fastest, but its first whole launch (its third timing, after the
+        // probe's two chunks) fell into a slow stretch: slower than 16 lanes' best.
+        let (done, _) = probe(&t, |w| match w {
+            8 => {
+                calls.set(calls.get() + 1);
+                if calls.get() == 3 { 3.0 } else { 1.0 }
+            }
+            16 => 1.5,
+            _ => 2.0,
+        });
+        assert_eq!(calls.get(), 2 + FINAL_ROUNDS);
         assert_eq!(done.shape.lanes, 8);
     }
 

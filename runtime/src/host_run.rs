@@ -69,12 +69,13 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
     }
 
     /// One launch of `k` steps at the team's shape, or, under `lanes: auto` until a shape
-    /// is chosen, a probe (useful work, timed). Returns the launch's stats and the shape.
+    /// is chosen, a measurement (a probe or a finalist's timed launch: useful work, timed).
+    /// Returns the launch's stats, the shape, and whether the launch measured.
     fn launch_or_probe<K: Kernel<Real = R>>(
         &mut self,
         k: u32,
         from: u64,
-    ) -> (hawk_host::LaunchStats, ShapeChoice) {
+    ) -> (hawk_host::LaunchStats, ShapeChoice, bool) {
         let team = self.team;
         let work = &mut self.work;
         let save = match &mut self.save {
@@ -82,7 +83,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
             None => SaveTarget::NONE,
         };
         match team.next_launch::<K>() {
-            LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape, save), c),
+            LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape, save), c, false),
             LaunchPlan::Time(shape) => {
                 let t = Instant::now();
                 let stats = team.launch_shape::<K>(work, k, shape, save);
@@ -95,6 +96,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
                 (
                     stats,
                     team.record_probe::<K>(&[one]).unwrap_or(probing(shape)),
+                    true,
                 )
             }
             LaunchPlan::Probe(shapes) => {
@@ -103,6 +105,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
                     stats,
                     team.record_probe::<K>(&timings)
                         .unwrap_or(probing(shapes[0])),
+                    true,
                 )
             }
         }
@@ -132,7 +135,7 @@ where
     }
 
     fn launch(&mut self, k: u32, from: u64, report: &mut RunReport) -> Result<usize, Error> {
-        let (stats, choice) = {
+        let (stats, choice, measured) = {
             let _r = trace::range("launch");
             self.launch_or_probe::<K>(k, from)
         };
@@ -147,6 +150,7 @@ where
             }),
             _ => Some(choice),
         };
+        report.tuning_launches += u64::from(measured);
         report.issued_bytes += self.issued.host_launch(self.work.len(), stats.loaded);
         self.lane_steps += stats.lane_steps;
         Ok(stats.active)

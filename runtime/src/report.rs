@@ -67,6 +67,10 @@ pub struct RunReport {
     /// from: forced, measured by probes in this run (`lanes: auto`), by an earlier run, or
     /// read from the tuning cache. `None` on the device team.
     pub lanes: Option<hawk_host::ShapeChoice>,
+    /// Launches of this run that measured launch shapes (`lanes: auto`'s probes, finalists
+    /// and checks; each one does its full share of useful work). 0 once the shape is
+    /// settled, and always with a forced width or on the device team.
+    pub tuning_launches: u64,
     /// The team it ran on.
     pub team: TeamKind,
     /// The device arm that ran (after any fallback); `None` on the host team.

@@ -188,6 +188,7 @@ fn merge_common(reports: &[&RunReport]) -> RunReport {
         out.failed += r.failed;
         out.compactions += r.compactions;
         out.reorders += r.reorders;
+        out.tuning_launches += r.tuning_launches;
         out.issued_bytes += r.issued_bytes;
         out.issued_sample_steps = match (out.issued_sample_steps, r.issued_sample_steps) {
             (Some(a), Some(b)) => Some(a + b),

@@ -59,6 +59,7 @@ mod tests {
             },
             source: ShapeSource::Cached,
         });
+        r.tuning_launches = 2;
         r.team = TeamKind::Device;
         r.arm = Some(Arm::GraphWhile);
         r.compaction_strategy = Some(DeviceCompaction::Gather);

@@ -7,7 +7,7 @@
 use clap::Parser;
 use eagle::HostConfig;
 use eagle::shard::{Balance, MpiJob};
-use eagle_cli::card::{Arm, Card, Workload};
+use eagle_cli::card::{Arm, Card, Case, Workload};
 use std::process::ExitCode;
 
 /// One line of the performance card.
@@ -38,6 +38,10 @@ struct Args {
     /// Timed runs; the row holds the median.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
+    /// Untimed runs before the timed ones (default: until a run measures no launch shape,
+    /// so that `lanes: auto`'s probes and checks are not timed; at least 1, at most 100).
+    #[arg(long)]
+    warmup: Option<usize>,
     /// Print the card as JSON (every field, active samples by launch included).
     #[arg(long)]
     json: bool,
@@ -108,25 +112,38 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let run = |case: &mut Box<dyn Case>| match &job {
+        None => Ok(case.run_once()),
+        Some(job) => case.run_once_on(job, balance),
+    };
+    let mut warmup_runs = 0;
+    while match args.warmup {
+        Some(w) => warmup_runs < w,
+        None => warmup_runs == 0 || (warmup_runs < MAX_WARMUP && still_tuning(&*case, &job)),
+    } {
+        if let Err(e) = run(&mut case) {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+        warmup_runs += 1;
+    }
     let mut times = Vec::with_capacity(args.repeat);
     for _ in 0..args.repeat {
-        let t = match &job {
-            None => case.run_once(),
-            Some(job) => match case.run_once_on(job, balance) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            },
-        };
-        times.push(t.as_secs_f64());
+        match run(&mut case) {
+            Ok(t) => times.push(t.as_secs_f64()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
     if job.as_ref().is_some_and(|j| !j.is_root()) {
         return ExitCode::SUCCESS;
     }
     times.sort_by(f64::total_cmp);
-    let card = Card::new(vec![case.row(times[times.len() / 2])]);
+    let mut row = case.row(times[times.len() / 2]);
+    row.warmup_runs = Some(warmup_runs);
+    let card = Card::new(vec![row]);
     if args.json {
         match serde_json::to_string_pretty(&card) {
             Ok(s) => println!("{s}"),
@@ -161,4 +178,20 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Most warm-up runs `--warmup`'s default waits for `lanes: auto` to settle (a probing
+/// process needs about 4 runs of a one-launch workload, a checking one about 6).
+const MAX_WARMUP: usize = 100;
+
+/// Whether the last run measured launch shapes, on any rank of the job (collective under
+/// MPI: every rank asks after every warm-up run, so all warm up equally long).
+fn still_tuning(case: &dyn Case, job: &Option<MpiJob>) -> bool {
+    let tuning = case.tuning_launches() > 0;
+    match job {
+        None => tuning,
+        Some(job) => job
+            .agree(if tuning { Err(String::new()) } else { Ok(()) })
+            .is_err(),
+    }
 }

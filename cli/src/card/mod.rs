@@ -159,6 +159,10 @@ pub struct Row {
     pub active_by_launch: Vec<usize>,
     /// Slots each launch passed over (finished samples not yet compacted away included).
     pub slots_by_launch: Vec<usize>,
+    /// Untimed runs before the timed ones: the card binary warms up until a run measures
+    /// no launch shape (`lanes: auto` settled, [`RunReport::tuning_launches`]); `None`
+    /// where criterion's warm-up time does it (`cargo bench`).
+    pub warmup_runs: Option<usize>,
 }
 
 impl Row {
@@ -257,6 +261,7 @@ impl Row {
             bound,
             active_by_launch: report.map_or_else(Vec::new, |r| r.active_by_launch.clone()),
             slots_by_launch: report.map_or_else(Vec::new, |r| r.slots_by_launch.clone()),
+            warmup_runs: None,
         }
     }
 }

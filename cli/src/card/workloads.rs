@@ -194,6 +194,9 @@ pub trait Case {
     fn run_once_on(&mut self, job: &MpiJob, balance: Balance) -> Result<Duration, MpiError>;
     /// The last [`Case::run_once_on`]'s merged report (parts per rank, imbalance).
     fn merged(&self) -> Option<&Merged>;
+    /// Launches of the last run that measured launch shapes (`lanes: auto` still tuning;
+    /// [`eagle::RunReport::tuning_launches`]); 0 without a run.
+    fn tuning_launches(&self) -> u64;
     /// The card row for a measured median run time (after at least one `run_once`). A host
     /// team row also measures its in-cache ceiling ([`Row::ceiling_pct_of_peak`]).
     fn row(&self, median_s: f64) -> Row;
@@ -331,6 +334,10 @@ where
 
     fn merged(&self) -> Option<&Merged> {
         self.merged.as_ref()
+    }
+
+    fn tuning_launches(&self) -> u64 {
+        self.report.as_ref().map_or(0, |r| r.tuning_launches)
     }
 
     fn row(&self, median_s: f64) -> Row {

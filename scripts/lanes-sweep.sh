@@ -4,12 +4,15 @@
 # Usage: scripts/lanes-sweep.sh [rounds] [threads] > sweep.tsv  (build first:
 # cargo build --release -p eagle-cli; scripts/lanes-sweep-summary.py sweep.tsv sums it
 # up). The tuning cache is a fresh temporary folder, so the first auto run of each row
-# probes and the next two check; the card binary times each row after its warm-up (runs
-# until `lanes: auto` has settled, the `warmup_runs` column).
+# probes and the next two check; the card binary times each row after its warm-up
+# (`WARMUP` runs, then more until `lanes: auto` has settled: the `warmup_runs` column).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
 THREADS=${2:-2}
+# Untimed runs before each row's timed ones (auto rows: more until settled), the same for
+# every row: a short run's speed can keep rising over a process's first runs.
+WARMUP=${WARMUP:-10}
 CARD=${CARD:-target/release/card}
 export EAGLE_CACHE_DIR=$(mktemp -d)
 WORKLOADS=${WORKLOADS:-"oscillator lorenz-rk4-f64 lorenz-rk4-f32 lorenz-rk78-f64 lorenz-rk78-f32 kepler-rk78 pendulum-rk4-f64 pendulum-rk4-f32"}
@@ -22,7 +25,7 @@ for r in $(seq "$ROUNDS"); do
       for lanes in auto 8 16 32 64; do
         [ "$isa" = avx2 ] && [ "$lanes" = 64 ] && continue
         [ "$isa" = any ] && [ "$lanes" != auto ] && continue
-        args=(--workload "$w" --arm host --threads "$THREADS" --repeat 5 --json)
+        args=(--workload "$w" --arm host --threads "$THREADS" --repeat 5 --warmup "$WARMUP" --json)
         [ "$isa" != any ] && args+=(--isa "$isa")
         [ "$lanes" != auto ] && args+=(--lanes "$lanes")
         "$CARD" "${args[@]}" 2>/dev/null | python3 -c '

@@ -38,10 +38,12 @@ struct Args {
     /// Timed runs; the row holds the median.
     #[arg(long, default_value_t = 5)]
     repeat: usize,
-    /// Untimed runs before the timed ones (default: until a run measures no launch shape,
-    /// so that `lanes: auto`'s probes and checks are not timed; at least 1, at most 100).
-    #[arg(long)]
-    warmup: Option<usize>,
+    /// Untimed runs before the timed ones, at least; then more until a run measures no
+    /// launch shape (so that `lanes: auto`'s probes and checks are not timed; at most
+    /// 100 in all). Give rows you compare the same value: on a shared machine a short
+    /// run's speed can keep rising over its first runs.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
     /// Print the card as JSON (every field, active samples by launch included).
     #[arg(long)]
     json: bool,
@@ -117,10 +119,9 @@ fn main() -> ExitCode {
         Some(job) => case.run_once_on(job, balance),
     };
     let mut warmup_runs = 0;
-    while match args.warmup {
-        Some(w) => warmup_runs < w,
-        None => warmup_runs == 0 || (warmup_runs < MAX_WARMUP && still_tuning(&*case, &job)),
-    } {
+    while warmup_runs < args.warmup
+        || (warmup_runs > 0 && warmup_runs < MAX_WARMUP && still_tuning(&*case, &job))
+    {
         if let Err(e) = run(&mut case) {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
@@ -180,8 +181,8 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Most warm-up runs `--warmup`'s default waits for `lanes: auto` to settle (a probing
-/// process needs about 4 runs of a one-launch workload, a checking one about 6).
+/// Most warm-up runs the card binary waits for `lanes: auto` to settle (of a one-launch
+/// workload, a probing process measures over 7 runs, a checking one over 8 to 10).
 const MAX_WARMUP: usize = 100;
 
 /// Whether the last run measured launch shapes, on any rank of the job (collective under

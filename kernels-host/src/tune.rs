@@ -131,7 +131,10 @@ pub enum LaunchPlan {
     /// A probe: the launch's chunks take these shapes in turn (spread over the launch's
     /// time) and each chunk is timed; the launch does its full share of work.
     Probe(Vec<Shape>),
-    /// A finalist: one whole launch at this shape, timed by the wall clock.
+    /// A finalist: one whole launch at this shape, timed by its chunks' busy time (summed
+    /// over the threads, so the launch's fork and join and a parked thread's wake-up,
+    /// the same for every shape and large against a launch of a fraction of a
+    /// millisecond, are left out).
     Time(Shape),
 }
 
@@ -362,7 +365,7 @@ impl Tuner {
 }
 
 /// First line of a tuning-cache entry.
-const HEADER: &str = "eagle host tuning v3";
+const HEADER: &str = "eagle host tuning v4";
 
 /// A tuning-cache entry, over the processes that measured it (`checks` of them): each
 /// candidate's best probe chunk and each finalist's best whole launch, in seconds per
@@ -778,7 +781,7 @@ mod tests {
         assert!(good.contains("\nprobe portable 8 8e0\n"), "{good}");
         for bad in [
             good.replace(HEADER, "something else"),
-            good.replace("eagle host tuning v3", "eagle host tuning v2"),
+            good.replace("eagle host tuning v4", "eagle host tuning v3"),
             good.replace("kernel=k", "kernel=other"),
             good.replace("final portable 4 ", "final portable 5 "),
             good.replace("final portable 4 ", "final portable x "),

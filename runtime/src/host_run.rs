@@ -85,12 +85,12 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
         match team.next_launch::<K>() {
             LaunchPlan::Run(c) => (team.launch_shape::<K>(work, k, c.shape, save), c, false),
             LaunchPlan::Time(shape) => {
-                let t = Instant::now();
-                let stats = team.launch_shape::<K>(work, k, shape, save);
+                // The whole launch's busy time: its chunks' times summed.
+                let (stats, chunks) = team.launch_probe::<K>(work, k, &[shape], save);
                 let one = ProbeTiming {
                     shape,
-                    secs: t.elapsed().as_secs_f64(),
-                    lane_steps: stats.lane_steps,
+                    secs: chunks.iter().map(|c| c.secs).sum(),
+                    lane_steps: chunks.iter().map(|c| c.lane_steps).sum(),
                     whole: true,
                 };
                 (

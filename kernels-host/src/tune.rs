@@ -4,8 +4,9 @@
 //! when it starts, so a shape's chunks are spread over the launch and over the threads),
 //! and each shape counts its fastest chunk, per issued sample-step. The next launches run
 //! the three fastest, one whole launch each, in [`FINAL_ROUNDS`] rounds (so that one noisy
-//! stretch does not slow every launch of one shape); the best time of each decides, and
-//! the fastest is kept for the rest of the run and remembered, in this process and on disk (per
+//! stretch does not slow every launch of one shape), each timed by its chunks' busy time;
+//! the best time of each decides, and the fastest is kept for the rest of the run and
+//! remembered, in this process and on disk (per
 //! kernel, element type, CPU model, instruction sets and thread count), so the next
 //! process starts tuned. A run too short to decide leaves the measurements to the team's
 //! next run.
@@ -16,8 +17,8 @@
 //! shape's best probe and the finalists' best whole launches, and the next [`CHECKS`]` -
 //! 1` processes measure again: the cached choice over their first launch, then a probe of
 //! every candidate, then the fastest few by the best probe of any process (and the cached
-//! choice), in rounds of one whole launch each. Every time counts as its best over the processes, and the fastest
-//! finalist by that is the choice. Noise only ever slows a launch, so the best of several
+//! choice), in rounds of one whole launch each. Every time counts as its best over the
+//! processes, and the fastest finalist by that is the choice. Noise only ever slows a launch, so the best of several
 //! processes' times is close to a shape's true speed.
 
 use crate::Isa;
@@ -616,6 +617,13 @@ mod tests {
         })
     }
 
+    /// The finalists' whole launches: [`FINAL_ROUNDS`] rounds of one each, in this order.
+    fn rounds(finalists: &[usize]) -> Vec<LaunchPlan> {
+        (0..FINAL_ROUNDS)
+            .flat_map(|_| finalists.iter().map(|&w| time(w)))
+            .collect()
+    }
+
     #[test]
     fn one_probe_times_every_candidate_one_more_confirms_and_the_choice_is_remembered() {
         let dir = tempfile::tempdir().unwrap();
@@ -624,15 +632,7 @@ mod tests {
         assert_eq!((done.shape.lanes, done.source), (8, ShapeSource::Probed));
         assert_eq!(
             plans,
-            [
-                LaunchPlan::Probe(shapes()),
-                time(8),
-                time(4),
-                time(12),
-                time(8),
-                time(4),
-                time(12)
-            ],
+            [[LaunchPlan::Probe(shapes())].to_vec(), rounds(&[8, 4, 12])].concat(),
             "a probe of all, then rounds of one launch per finalist, fastest first"
         );
         let LaunchPlan::Run(again) = t.next(&key(), shapes) else {
@@ -655,15 +655,10 @@ mod tests {
             assert_eq!(
                 plans,
                 [
-                    time(8),
-                    LaunchPlan::Probe(shapes()),
-                    time(8),
-                    time(4),
-                    time(12),
-                    time(8),
-                    time(4),
-                    time(12)
+                    [time(8), LaunchPlan::Probe(shapes())].to_vec(),
+                    rounds(&[8, 4, 12])
                 ]
+                .concat()
             );
         }
         let t2 = tuner(&dir);

@@ -160,21 +160,25 @@ enum State {
     /// one's best chunk, in seconds per issued sample-step), then the fastest few by the
     /// probes of this and earlier processes, each over a whole launch of its own (short
     /// chunks of a fast kernel time noisily, whole launches do not).
-    Tuning {
-        candidates: Vec<Shape>,
-        timed: Vec<Option<f64>>,
-        /// Shapes timed over whole launches and their best time; `picked`: the finalists
-        /// are in (before that, only the cached choice).
-        confirm: Vec<(Shape, Option<f64>)>,
-        /// Whole launches still to run, in order: the cached choice before the probe, then
-        /// the finalists' rounds.
-        schedule: Vec<Shape>,
-        picked: bool,
-        /// What earlier processes measured (an entry with fewer than [`CHECKS`] checks).
-        prior: Option<Entry>,
-    },
+    Tuning(Measuring),
     /// Decided.
     Chosen(Shape, ShapeSource),
+}
+
+/// What [`State::Tuning`] has measured so far.
+#[derive(Clone, Debug)]
+struct Measuring {
+    candidates: Vec<Shape>,
+    timed: Vec<Option<f64>>,
+    /// Shapes timed over whole launches and their best time; `picked`: the finalists
+    /// are in (before that, only the cached choice).
+    confirm: Vec<(Shape, Option<f64>)>,
+    /// Whole launches still to run, in order: the cached choice before the probe, then
+    /// the finalists' rounds.
+    schedule: Vec<Shape>,
+    picked: bool,
+    /// What earlier processes measured (an entry with fewer than [`CHECKS`] checks).
+    prior: Option<Entry>,
 }
 
 /// The tuning key: which kernel, element type, CPU and thread count a choice is for.
@@ -216,54 +220,47 @@ impl Tuner {
             let prior = self.load(key, &candidates);
             match prior {
                 Some(e) if e.checks >= CHECKS => State::Chosen(e.best(), ShapeSource::Cached),
-                prior => State::Tuning {
+                prior => State::Tuning(Measuring {
                     timed: vec![None; candidates.len()],
                     candidates,
                     confirm: prior.iter().map(|e| (e.best(), None)).collect(),
                     schedule: prior.iter().map(Entry::best).collect(),
                     picked: false,
                     prior,
-                },
+                }),
             }
         });
-        let (candidates, timed, confirm, schedule, picked, prior) = match state {
+        let m = match state {
             State::Chosen(shape, source) => {
                 return LaunchPlan::Run(ShapeChoice {
                     shape: *shape,
                     source: *source,
                 });
             }
-            State::Tuning {
-                candidates,
-                timed,
-                confirm,
-                schedule,
-                picked,
-                prior,
-            } => (candidates, timed, confirm, schedule, picked, prior),
+            State::Tuning(m) => m,
         };
-        if let (Some(&cached), false) = (schedule.first(), *picked) {
+        if let (Some(&cached), false) = (m.schedule.first(), m.picked) {
             return LaunchPlan::Time(cached);
         }
-        let untimed: Vec<Shape> = (0..candidates.len())
-            .filter(|&i| timed[i].is_none())
-            .map(|i| candidates[i])
+        let untimed: Vec<Shape> = (0..m.candidates.len())
+            .filter(|&i| m.timed[i].is_none())
+            .map(|i| m.candidates[i])
             .collect();
         if !untimed.is_empty() {
             return LaunchPlan::Probe(untimed);
         }
-        if !*picked {
-            let both = best_probes(candidates, timed, prior.as_ref());
+        if !m.picked {
+            let both = best_probes(&m.candidates, &m.timed, m.prior.as_ref());
             for i in ranked(&both).into_iter().take(CONFIRM) {
-                if confirm.iter().all(|c| c.0 != candidates[i]) {
-                    confirm.push((candidates[i], None));
+                if m.confirm.iter().all(|c| c.0 != m.candidates[i]) {
+                    m.confirm.push((m.candidates[i], None));
                 }
             }
-            let round = confirm.iter().map(|c| c.0);
-            *schedule = (0..FINAL_ROUNDS).flat_map(|_| round.clone()).collect();
-            *picked = true;
+            let round = m.confirm.iter().map(|c| c.0);
+            m.schedule = (0..FINAL_ROUNDS).flat_map(|_| round.clone()).collect();
+            m.picked = true;
         }
-        LaunchPlan::Time(*schedule.first().unwrap_or(&confirm[0].0))
+        LaunchPlan::Time(*m.schedule.first().unwrap_or(&m.confirm[0].0))
     }
 
     /// Records a launch's timings (a probe's chunks, or one whole launch); once every
@@ -273,52 +270,46 @@ impl Tuner {
     /// check keeps it.
     pub fn record(&self, key: &TuneKey, timings: &[ProbeTiming]) -> Option<ShapeChoice> {
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(State::Tuning {
-            candidates,
-            timed,
-            confirm,
-            schedule,
-            picked,
-            prior,
-        }) = states.get_mut(key)
-        else {
+        let Some(State::Tuning(m)) = states.get_mut(key) else {
             return None;
         };
         for (shape, rate) in rates(timings.iter().filter(|t| !t.whole)) {
-            if let Some(i) = candidates.iter().position(|&s| s == shape) {
-                keep_best(&mut timed[i], rate);
+            if let Some(i) = m.candidates.iter().position(|&s| s == shape) {
+                keep_best(&mut m.timed[i], rate);
             }
         }
         for (shape, rate) in rates(timings.iter().filter(|t| t.whole)) {
-            if let Some(c) = confirm.iter_mut().find(|c| c.0 == shape) {
+            if let Some(c) = m.confirm.iter_mut().find(|c| c.0 == shape) {
                 keep_best(&mut c.1, rate);
             }
-            if let Some(i) = schedule.iter().position(|&s| s == shape) {
-                schedule.remove(i);
+            if let Some(i) = m.schedule.iter().position(|&s| s == shape) {
+                m.schedule.remove(i);
             }
         }
-        let probes: Vec<(Shape, f64)> = candidates
+        let probes: Vec<(Shape, f64)> = m
+            .candidates
             .iter()
-            .zip(best_probes(candidates, timed, prior.as_ref()))
+            .zip(best_probes(&m.candidates, &m.timed, m.prior.as_ref()))
             .filter_map(|(&s, t)| Some((s, t?)))
             .collect();
-        let (finalists, checks) = if candidates.len() == 1 && timed[0].is_some() {
+        let (finalists, checks) = if m.candidates.len() == 1 && m.timed[0].is_some() {
             (probes.clone(), CHECKS)
-        } else if *picked && schedule.is_empty() {
-            let finalists = confirm
+        } else if m.picked && m.schedule.is_empty() {
+            let finalists = m
+                .confirm
                 .iter()
                 .map(|&(s, t)| {
-                    let best = min_of(t, prior.as_ref().and_then(|e| time_of(&e.finalists, s)));
+                    let best = min_of(t, m.prior.as_ref().and_then(|e| time_of(&e.finalists, s)));
                     (s, best.unwrap_or(f64::INFINITY))
                 })
                 .collect();
-            (finalists, prior.as_ref().map_or(1, |e| e.checks + 1))
+            (finalists, m.prior.as_ref().map_or(1, |e| e.checks + 1))
         } else {
             return None;
         };
         let entry = Entry::new(probes, finalists, checks);
         let best = entry.best();
-        let (state, source) = match prior {
+        let (state, source) = match &m.prior {
             None => (ShapeSource::Measured, ShapeSource::Probed),
             Some(e) if e.best() == best => (ShapeSource::Cached, ShapeSource::Cached),
             Some(_) => (ShapeSource::Probed, ShapeSource::Probed),

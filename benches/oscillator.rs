@@ -90,7 +90,7 @@ fn timed(iters: u64, p: &mut Planes, mut f: impl FnMut(&mut Planes)) -> Duration
 }
 
 fn bench(c: &mut Criterion) {
-    let deployed = eagle::deploy(Oscillator).unwrap();
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best).unwrap();
     let mut p = Planes::seed();
     let mut g = c.benchmark_group(GROUP);
     g.sample_size(20);

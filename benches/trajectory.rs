@@ -11,7 +11,7 @@
 
 use criterion::{Criterion, criterion_group};
 use eagle::hawk::builtin::{LorenzRk4, LorenzRk4Planes};
-use eagle::{Deployed, HostConfig, Options, SaveAt, TeamChoice};
+use eagle::{Deployed, HostConfig, Options, SaveAt, Target};
 use std::time::{Duration, Instant};
 
 const N: usize = 65_536;
@@ -63,7 +63,7 @@ fn options(save: bool) -> Options {
 /// A runner kept across iterations: each iteration resets the state and runs.
 fn warm(d: &Deployed<LorenzRk4>, save: bool) -> impl FnMut() + use<> {
     let p: &'static mut Planes = Box::leak(Box::new(Planes::new()));
-    let mut runner = eagle::until_done_with(d, options(save), p.planes()).unwrap();
+    let mut runner = eagle::until_done(d, options(save), p.planes()).unwrap();
     move || {
         reset(&mut runner);
         let r = runner.run().unwrap();
@@ -82,7 +82,7 @@ fn reset(runner: &mut eagle::Runner<'_, LorenzRk4>) {
 /// One warm run (after a first one that allocates) on `d`: its report and wall time.
 fn warm_report(d: &Deployed<LorenzRk4>, save: bool) -> (eagle::RunReport, f64) {
     let mut p = Planes::new();
-    let mut runner = eagle::until_done_with(d, options(save), p.planes()).unwrap();
+    let mut runner = eagle::until_done(d, options(save), p.planes()).unwrap();
     runner.run().unwrap();
     reset(&mut runner);
     let t0 = Instant::now();
@@ -95,7 +95,7 @@ fn warm_report(d: &Deployed<LorenzRk4>, save: bool) -> (eagle::RunReport, f64) {
 
 /// Saving on the emulated device: launches, issued bytes and time with and without.
 fn device_costs() {
-    let d = eagle::deploy_on(LorenzRk4, TeamChoice::EmulatedDevice).unwrap();
+    let d = eagle::deploy(LorenzRk4, Target::Emulated).unwrap();
     let ((a, ta), (b, tb)) = (warm_report(&d, false), warm_report(&d, true));
     assert_eq!(a.launches, b.launches, "saving adds no launch");
     println!(
@@ -122,11 +122,11 @@ fn first(d: &Deployed<LorenzRk4>, save: bool) -> impl FnMut() + use<> {
         for v in [&mut p.y, &mut p.z, &mut p.t] {
             v.fill(0.0);
         }
-        let mut runner = eagle::until_done_with(&d, options(save), p.planes()).unwrap();
+        let mut runner = eagle::until_done(&d, options(save), p.planes()).unwrap();
         let r = runner.run().unwrap();
         assert!(r.done());
         if save {
-            assert_eq!(runner.trajectory().unwrap().bytes(), 100 * N * 25);
+            assert_eq!(runner.trajectory().unwrap().unwrap().bytes(), 100 * N * 25);
         }
     }
 }
@@ -147,7 +147,7 @@ fn medians(mut a: impl FnMut(), mut b: impl FnMut(), reps: usize) -> (f64, f64) 
 }
 
 fn bench(c: &mut Criterion) {
-    let d = eagle::deploy_on(LorenzRk4, TeamChoice::Host(HostConfig::default())).unwrap();
+    let d = eagle::deploy(LorenzRk4, Target::Host(HostConfig::default())).unwrap();
     // Let `lanes: auto` decide before anything is timed.
     warm(&d, false)();
     let mut g = c.benchmark_group("trajectory_lorenz_rk4_n65536");

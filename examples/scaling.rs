@@ -1,6 +1,6 @@
 //! Quick look at host-team scaling: warm runs of the seed oscillator per thread count and lane width.
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
-use eagle::{HostConfig, TeamChoice};
+use eagle::{HostConfig, Target};
 use std::time::Instant;
 
 fn main() {
@@ -15,7 +15,7 @@ fn main() {
                 lanes: Some(lanes),
                 isa: None,
             };
-            let d = eagle::deploy_on(Oscillator, TeamChoice::Host(cfg)).unwrap();
+            let d = eagle::deploy(Oscillator, Target::Host(cfg)).unwrap();
             let mut times = Vec::new();
             for _ in 0..9 {
                 let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);

@@ -7,7 +7,7 @@
 //! `cargo run --release --example trajectories`
 
 use eagle::hawk::builtin::{LorenzRk4, LorenzRk4Planes};
-use eagle::{Options, SaveAt, TeamChoice};
+use eagle::{Options, SaveAt, Target};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -26,14 +26,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         z: &mut z,
         t: &mut t,
     };
-    let deployed = eagle::deploy_on(LorenzRk4, TeamChoice::Host(Default::default()))?;
+    let deployed = eagle::deploy(LorenzRk4, Target::Host(Default::default()))?;
     let options = Options::new(2000).save(SaveAt::every(10));
-    let mut runner = eagle::until_done_with(&deployed, options, planes)?;
+    let mut runner = eagle::until_done(&deployed, options, planes)?;
     let t0 = std::time::Instant::now();
     runner.run()?;
     let secs = t0.elapsed().as_secs_f64();
     runner.to_host()?;
-    let traj = runner.trajectory().expect("saving");
+    let traj = runner.trajectory()?.expect("saving");
     println!(
         "{} samples x {} points x {:?}: {:.1} MB in {:.3} s",
         traj.samples(),

@@ -13,7 +13,7 @@ B=target/gpu-bundle
 rm -rf "$B" && mkdir -p "$B/bin"
 
 tests_json=$(cargo test --release --no-run --message-format=json \
-  --test device_gpu --test device_emulated --test no_driver --test report 2>/dev/null)
+  --test it 2>/dev/null)
 echo "$tests_json" | python3 -c '
 import json, sys, shutil
 for line in sys.stdin:

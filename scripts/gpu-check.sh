@@ -31,12 +31,13 @@ nvidia-smi >"$LOGS/nvidia-smi.log" 2>&1 || true
 
 # device_gpu's tests are all `#[ignore = "needs a CUDA GPU"]` (so a machine without one
 # reports them as ignored, not passed): here they run with --ignored, and fail if the GPU
-# is not usable. The other binaries run their ordinary (non-ignored) tests.
+# is not usable. The other subjects run their ordinary (non-ignored) tests.
+# Every integration test is one binary, `it`; each subject is a module filter.
 for t in device_gpu no_driver device_emulated report; do
-  [ -x "$BIN/$t" ] || { row "test $t" "MISS" "binary not in bundle"; continue; }
+  [ -x "$BIN/it" ] || { row "test $t" "MISS" "binary not in bundle"; continue; }
   args=(--nocapture --test-threads=1)
   [ "$t" = device_gpu ] && args+=(--ignored)
-  if run "test-$t" 240 "$BIN/$t" "${args[@]}"; then st=ok; else st=FAIL; fi
+  if run "test-$t" 240 "$BIN/it" "$t::" "${args[@]}"; then st=ok; else st=FAIL; fi
   summary=$(grep -E "^test result" "$LOGS/test-$t.log" | tail -1)
   skips=$(grep -c "skipped:" "$LOGS/test-$t.log")
   [ "$skips" = 0 ] && skips=

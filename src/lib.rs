@@ -8,13 +8,14 @@
 //! reports where the time went ([`RunReport`]).
 //!
 //! ```
+//! use eagle::prelude::*;
 //! use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 //!
 //! let n = 10_000;
 //! let omega: Vec<f64> = (0..n).map(|i| 1.0 + 2.0 * i as f64 / (n - 1) as f64).collect();
 //! let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
 //! let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
-//! let deployed = eagle::deploy(Oscillator)?;
+//! let deployed = eagle::deploy(Oscillator, Target::Best)?;
 //! let mut runner = eagle::until_done(&deployed, 10_000, planes)?;
 //! let report = runner.run()?;
 //! runner.to_host()?;
@@ -24,77 +25,78 @@
 //! # Ok::<(), eagle::Error>(())
 //! ```
 
-pub use eagle_runtime::*;
+pub use eagle_runtime::{
+    Arm, BuildCache, CancelHandle, Compaction, Deployed, Deployment, DeviceCompaction, DeviceProps,
+    DriverCode, Error, HostConfig, Isa, Module, ModuleSource, Options, Placement, PlaneSet,
+    PointStatus, Reorder, RunReport, Runner, SaveAt, SaveWhen, Startup, Status, Stop, Target, Team,
+    TeamKind, Trajectory, device_count, device_props, device_unavailable_reason, until_done,
+};
+pub use hawk::Steps;
+pub use hawk_host::HostReal;
+
+/// The runtime's plumbing (plane sets for sharding, step policies): for eagle's own
+/// crates, not a stable API.
+#[doc(hidden)]
+pub use eagle_runtime as runtime;
 /// One ensemble over every device of a node, and (feature `mpi`) over MPI ranks:
 /// [`eagle_shard`].
 pub use eagle_shard as shard;
 pub use hawk;
+/// The host team's internals (lane shapes, tuning, peaks): for eagle's own programs and
+/// benches, not a stable API.
+#[doc(hidden)]
 pub use hawk_host;
 
-/// Deploys `kernel` on the best team: a CUDA GPU (with the embedded [`ptx::MODULE`]) when a
-/// driver and a GPU are present, else the host team.
-pub fn deploy<K: hawk::Kernel>(kernel: K) -> Result<Deployed<K>, Error>
-where
-    K::Real: hawk_host::HostReal,
-{
-    deploy_on(kernel, TeamChoice::Best)
+pub mod guide;
+pub mod testing;
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+/// What a program using eagle names: `use eagle::prelude::*;` brings [`deploy`],
+/// [`until_done`], the targets and options, the report, and hawk's kernel-writing prelude
+/// (`#[kernel]`, `Kernel`, `Steps`, `Lane`, ...).
+pub mod prelude {
+    pub use crate::shard::Devices;
+    pub use crate::{
+        Error, HostConfig, Module, Options, RunReport, SaveAt, Target, deploy, until_done,
+    };
+    pub use hawk::prelude::*;
 }
 
-/// Deploys `kernel` on the team chosen, with the embedded [`ptx::MODULE`] for the device
-/// (its cubin when the GPU's architecture is [`ptx::ARCH`], else the PTX through the build
-/// cache). `TeamChoice::Device` without a usable GPU is [`Error::DeviceUnavailable`].
-pub fn deploy_on<K: hawk::Kernel>(kernel: K, choice: TeamChoice) -> Result<Deployed<K>, Error>
-where
-    K::Real: hawk_host::HostReal,
-{
-    deploy_on_with_module(kernel, choice, ptx::MODULE)
-}
-
-/// Deploys `kernel` on several devices at once (every GPU of the node by default, see
-/// [`shard::Devices`]) with the embedded [`ptx::MODULE`]: one ensemble split in contiguous
-/// shards, one runner per device, results in the caller's order, one merged report. Bit
-/// for bit what one device gives (see [`shard`]).
+/// Deploys `kernel` at `target` with eagle's embedded GPU module ([`ptx::MODULE`], which
+/// holds the built-in kernels of [`hawk::builtin`]): a [`Target`] gives one [`Deployed`]
+/// team, a [`shard::Devices`] a [`shard::Fleet`] (one team per device). For kernels of your
+/// own crate, deploy with your module: `eagle::include_module!().deploy(kernel, target)`.
+///
+/// [`Target::Best`] takes a CUDA GPU when a driver and a GPU are there and the module holds
+/// the kernel (its cubin when the GPU's architecture is [`ptx::ARCH`], else the PTX through
+/// the build cache), else the host team, with the reason in [`Deployed::startup`]'s notes.
+/// [`Target::Device`] without a usable GPU is [`Error::DeviceUnavailable`].
 ///
 /// ```
+/// use eagle::prelude::*;
 /// use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
-/// use eagle::shard::Devices;
 ///
 /// let n = 1000;
 /// let omega: Vec<f64> = (0..n).map(|i| 1.0 + 2.0 * i as f64 / (n - 1) as f64).collect();
 /// let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
 /// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
-/// let fleet = eagle::deploy_fleet(Oscillator, &Devices::Best)?;
-/// let mut runner = fleet.until_done(10_000, planes)?;
+/// let fleet = eagle::deploy(Oscillator, Devices::Best)?;
+/// let mut runner = eagle::until_done(&fleet, 10_000, planes)?;
 /// let merged = runner.run()?;
 /// runner.to_host()?;
 /// assert!(merged.report.done());
 /// assert_eq!(merged.parts.len(), fleet.len());
 /// # Ok::<(), eagle::Error>(())
 /// ```
-pub fn deploy_fleet<K: hawk::Kernel>(
-    kernel: K,
-    devices: &shard::Devices,
-) -> Result<shard::Fleet<K>, Error>
+pub fn deploy<K: hawk::Kernel, P: Placement>(kernel: K, target: P) -> Result<P::Deployed<K>, Error>
 where
     K::Real: hawk_host::HostReal,
 {
-    shard::Fleet::deploy(kernel, devices, ptx::MODULE)
-}
-
-/// Deploys your `kernel` on the best team, with your `module` (from
-/// [`include_module!`]) for the device: a CUDA GPU when one is usable and the module holds
-/// the kernel's entries, else the host team (the start-up notes of
-/// [`Deployed::startup`] then say why). See [`deploy_on_with_module`] to choose the team.
-///
-/// ```ignore
-/// // In a crate whose build.rs ran eagle_build::KernelBuilder::new("../kernels").build():
-/// let deployed = eagle::deploy_with(my_kernels::VanDerPol, eagle::include_module!())?;
-/// ```
-pub fn deploy_with<K: hawk::Kernel>(kernel: K, module: Module<'_>) -> Result<Deployed<K>, Error>
-where
-    K::Real: hawk_host::HostReal,
-{
-    deploy_on_with_module(kernel, TeamChoice::Best, Some(module))
+    eagle_runtime::deploy(kernel, target, ptx::MODULE)
 }
 
 /// The GPU module your `build.rs` made with `eagle_build::KernelBuilder`, embedded in your
@@ -102,8 +104,8 @@ where
 /// architecture and name. `include_module!()` takes the module built without a name,
 /// `include_module!("NAME")` the one built with `.name("NAME")`.
 ///
-/// Give it to [`deploy_with`] or [`deploy_on_with_module`]. Deploy checks that it holds
-/// every entry the kernel needs, on every device team alike.
+/// Deploy with it: `eagle::include_module!().deploy(kernel, target)` ([`Module::deploy`]).
+/// Deploy checks that it holds every entry the kernel needs, on every device team alike.
 #[macro_export]
 macro_rules! include_module {
     () => {

@@ -30,9 +30,12 @@
 //! `ptxas` on `PATH`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `/usr/local/cuda/bin`, else a pip
 //! install of `nvidia-cuda-nvcc-cu12` in `$VIRTUAL_ENV`, in a `.venv` next to the building
 //! crate or any folder above it, or in `~/.local`. Without one the build succeeds with a
-//! warning and no cubin (a GPU then JIT-compiles the PTX once and caches it); the build
-//! script then reruns on every build until a ptxas appears, so installing one later is
-//! picked up by the next `cargo build`.
+//! warning and no cubin (a GPU then JIT-compiles the PTX once and caches it). A build with
+//! nothing changed stays a no-op, and a ptxas pip-installed later into a `.venv` of the
+//! building package or its workspace is picked up by the next `cargo build` (the build
+//! script watches those folders). One installed anywhere else (on `PATH`, in CUDA's
+//! folders) is picked up once `PATH`, `CUDA_HOME`, `CUDA_PATH` or `EAGLE_PTXAS` changes, or
+//! after `cargo clean -p <your package>`.
 //!
 //! ## Environment
 //! `EAGLE_SKIP_PTX=1` skips the GPU build altogether (the module is then empty: deploying
@@ -194,7 +197,7 @@ impl KernelBuilder {
                 krate: krate.lib_name.clone(),
             });
         }
-        match ptxas::find(self.ptxas.as_deref(), &manifest_dir)? {
+        match ptxas::find(self.ptxas.as_deref(), &manifest_dir, &out_dir)? {
             None => println!(
                 "cargo:warning=no ptxas found ({}): module `{}` has no cubin, so a GPU JIT-compiles \
                  its PTX on first start (install one, e.g. `pip install nvidia-cuda-nvcc-cu12` \

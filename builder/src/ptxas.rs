@@ -12,10 +12,11 @@ pub(crate) const WHERE: &str = "EAGLE_PTXAS, PATH, CUDA_HOME, CUDA_PATH, /usr/lo
 /// The ptxas to use: `explicit`, else `$EAGLE_PTXAS` (`off`: none), else the first found on
 /// `PATH`, in CUDA's folders or in a pip install. Prints the `rerun-if-*` lines that make
 /// cargo rerun the build script when the answer could change: the file found, or (none
-/// found) the places a later install would appear.
+/// found) the folders where a pip install into a `.venv` would appear ([`venv_watch`]).
 pub(crate) fn find(
     explicit: Option<&Path>,
     manifest_dir: &Path,
+    out_dir: &Path,
 ) -> Result<Option<PathBuf>, BuildError> {
     println!("cargo:rerun-if-env-changed=EAGLE_PTXAS");
     if let Some(p) = explicit {
@@ -32,14 +33,36 @@ pub(crate) fn find(
     let found = candidates(manifest_dir).into_iter().find(|p| p.is_file());
     match &found {
         Some(p) => println!("cargo:rerun-if-changed={}", p.display()),
-        // A path that does not exist makes cargo rerun the build script on every build, so
-        // a ptxas installed later (e.g. by `pip install` into .venv) is picked up.
-        None => println!(
-            "cargo:rerun-if-changed={}",
-            manifest_dir.join(".venv/bin/ptxas-not-found").display()
-        ),
+        None => {
+            for w in venv_watch(manifest_dir, out_dir) {
+                println!("cargo:rerun-if-changed={}", w.display());
+            }
+        }
     }
     Ok(found)
+}
+
+/// With no ptxas found: the folders whose change may mean a pip-installed ptxas appeared, so
+/// the next build picks it up while a build with nothing changed stays a no-op. For each
+/// package or workspace folder from `manifest_dir` up (one with a `Cargo.toml`): its
+/// `.venv` when there is one, else the folder itself, unless it holds `out_dir` (cargo
+/// scans a watched folder recursively, and a target folder changes on every build). Never
+/// a path that does not exist: cargo reruns a script that watches one on every build.
+pub(crate) fn venv_watch(manifest_dir: &Path, out_dir: &Path) -> Vec<PathBuf> {
+    manifest_dir
+        .ancestors()
+        .filter(|a| a.join("Cargo.toml").is_file())
+        .filter_map(|a| {
+            let venv = a.join(".venv");
+            if venv.is_dir() {
+                Some(venv)
+            } else if out_dir.starts_with(a) {
+                None
+            } else {
+                Some(a.to_path_buf())
+            }
+        })
+        .collect()
 }
 
 fn must_exist(p: &Path) -> Result<Option<PathBuf>, BuildError> {
@@ -150,6 +173,25 @@ mod tests {
         assert_eq!(pip_ptxas(&d.path().join(".venv")), [bin.join("ptxas")]);
         let crate_dir = d.path().join("app");
         assert!(candidates(&crate_dir).contains(&bin.join("ptxas")));
+    }
+
+    #[test]
+    fn without_a_ptxas_only_existing_folders_outside_the_target_are_watched() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        let app = ws.join("app");
+        std::fs::create_dir_all(&app).unwrap();
+        std::fs::write(ws.join("Cargo.toml"), b"").unwrap();
+        std::fs::write(app.join("Cargo.toml"), b"").unwrap();
+        // Target outside both: both package folders (a .venv may appear in either).
+        let out = d.path().join("elsewhere/target/out");
+        assert_eq!(venv_watch(&app, &out), [app.clone(), ws.clone()]);
+        // Target inside the workspace: not the workspace folder; its .venv once it exists.
+        let out = ws.join("target/release/build/app-1/out");
+        assert_eq!(venv_watch(&app, &out), [app.clone()]);
+        std::fs::create_dir_all(ws.join(".venv")).unwrap();
+        assert_eq!(venv_watch(&app, &out), [app.clone(), ws.join(".venv")]);
+        assert!(venv_watch(&app, &out).iter().all(|p| p.exists()));
     }
 
     #[test]

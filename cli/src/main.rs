@@ -10,7 +10,7 @@ use clap::Parser;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
 use eagle::shard::{Balance, Fleet, MpiJob};
-use eagle::{Arm, Compaction, Deployed, DeviceCompaction, HostConfig, Options, TeamChoice};
+use eagle::{Arm, Compaction, Deployed, DeviceCompaction, HostConfig, Options, Target};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,11 +81,11 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     };
     let custom_host = args.threads.is_some() || args.lanes.is_some();
     let choice = match args.team.as_str() {
-        "best" if custom_host => TeamChoice::Host(host),
-        "best" => TeamChoice::Best,
-        "host" => TeamChoice::Host(host),
-        "device" => TeamChoice::Device,
-        "emulated" => TeamChoice::EmulatedDevice,
+        "best" if custom_host => Target::Host(host),
+        "best" => Target::Best,
+        "host" => Target::Host(host),
+        "device" => Target::Device(0),
+        "emulated" => Target::Emulated,
         other => {
             return Err(
                 format!("unknown team `{other}` (use best, host, device or emulated)").into(),
@@ -127,7 +127,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             &job, &args, choice, steps, arm, compaction, strategy, balance,
         );
     }
-    let deployed = eagle::deploy_on(Oscillator, choice)?;
+    let deployed = eagle::deploy(Oscillator, choice)?;
     let team = deployed.team().kind();
     println!("running on {team}");
 
@@ -141,7 +141,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .device_compaction(strategy)
         // The bar goes to stderr, and only when a person is watching.
         .progress(std::io::stdout().is_terminal());
-    let mut runner = eagle::until_done_with(&deployed, options, planes)?;
+    let mut runner = eagle::until_done(&deployed, options, planes)?;
 
     let mut t0 = Instant::now();
     let mut report = runner.run()?;
@@ -226,7 +226,7 @@ fn figure(
 fn on_ranks(
     job: &MpiJob,
     args: &Args,
-    choice: TeamChoice,
+    choice: Target,
     steps: Steps,
     arm: Arm,
     compaction: Compaction,
@@ -234,7 +234,7 @@ fn on_ranks(
     balance: Balance,
 ) -> Result<(), Box<dyn std::error::Error>> {
     // A rank that cannot deploy says so to every rank (no rank waits for it).
-    let deployed = job.agree(eagle::deploy_on(Oscillator, choice).map_err(|e| e.to_string()))?;
+    let deployed = job.agree(eagle::deploy(Oscillator, choice).map_err(|e| e.to_string()))?;
     let team = deployed.team().kind();
     let fleet = Fleet::from_deployed(vec![deployed.clone()]);
     let options = Options::new(args.max_steps)

@@ -144,6 +144,15 @@ pub enum Error {
     /// `resume()` was called on a runner that has no stopped run to continue.
     #[error("nothing to resume: call run() first (resume continues a run that stopped early)")]
     NothingToResume,
+    /// A device run's results were read before they came home.
+    #[error(
+        "the last run's {what} is still on the device: call Runner::to_host() first (dropping \
+         the runner also brings the results home)"
+    )]
+    NotHome {
+        /// What was read: `plane \`x\`` or `trajectory`.
+        what: String,
+    },
     /// The device module lacks GPU entries the kernel needs (it was built from another
     /// kernel crate, e.g. the built-in module for your kernel).
     #[error(

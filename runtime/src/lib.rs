@@ -1,8 +1,7 @@
 //! # eagle: the runtime
 //!
-//! `deploy_on_with_module` binds a hawk kernel to a team (the `eagle` crate's `deploy`
-//! brings its embedded GPU module), `until_done` makes a runner over the caller's
-//! planes, `run` launches until every sample is terminated or `max_steps` is reached and
+//! `deploy` binds a hawk kernel to a team (the `eagle` crate's `deploy` brings its embedded
+//! GPU module), `until_done` makes a runner over the caller's planes, `run` launches until every sample is terminated or `max_steps` is reached and
 //! returns a [`RunReport`]. Data flows one way: kernel -> team -> runner -> report, and the
 //! runtime knows no particular kernel.
 //!
@@ -35,21 +34,14 @@ mod trace;
 mod trajectory;
 
 pub use control::CancelHandle;
-pub use device::cuda::CudaTeam;
-pub use device::{
-    BuildCache, DeviceProps, DeviceTeam, EmulatedTeam, FaultPlan, Module, ModuleSource, Startup,
-    device_props,
-};
+pub use device::{BuildCache, DeviceProps, FaultPlan, Module, ModuleSource, Startup, device_props};
 pub use error::{DriverCode, Error};
 pub use hawk_host::{HostConfig, Isa};
-pub use options::{
-    AUTO_STEPS_HOST, AUTO_STEPS_HOST_FINISHING, Arm, Compaction, DeviceCompaction, Options,
-    Reorder, SaveAt, SaveWhen,
-};
+pub use options::{Arm, Compaction, DeviceCompaction, Options, Reorder, SaveAt, SaveWhen};
 pub use planes::PlaneSet;
 pub use report::{RunReport, Status, Stop, TeamKind};
-pub use runner::{Runner, until_done, until_done_with};
+pub use runner::{Deployment, Runner, until_done};
 pub use team::{
-    Deployed, Team, TeamChoice, deploy_on_with_module, device_count, device_unavailable_reason,
+    Deployed, Placement, Target, Team, deploy, device_count, device_unavailable_reason,
 };
 pub use trajectory::{PointStatus, Trajectory};

@@ -262,6 +262,13 @@ pub struct Options {
     pub trajectory_limit: Option<u64>,
 }
 
+/// A step cap with the default options: `until_done(&deployed, 10_000, planes)`.
+impl From<u64> for Options {
+    fn from(max_steps: u64) -> Self {
+        Options::new(max_steps)
+    }
+}
+
 impl Options {
     /// The defaults with a step cap.
     pub fn new(max_steps: u64) -> Self {

@@ -10,12 +10,12 @@ use std::fmt;
 ///
 /// ```
 /// use hawk::builtin::{Oscillator, OscillatorPlanes};
-/// use eagle_runtime::{Stop, TeamChoice, TeamKind};
+/// use eagle_runtime::{Stop, Target, TeamKind};
 /// let omega = vec![1.0; 64];
 /// let (mut x, mut v, mut t) = (vec![1.0; 64], vec![0.0; 64], vec![0.0; 64]);
 /// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
-/// let host = TeamChoice::Host(Default::default());
-/// let deployed = eagle_runtime::deploy_on_with_module(Oscillator, host, None).unwrap();
+/// let host = Target::Host(Default::default());
+/// let deployed = eagle_runtime::deploy(Oscillator, host, None).unwrap();
 /// let report = eagle_runtime::until_done(&deployed, 10_000, planes).unwrap().run().unwrap();
 /// assert_eq!(report.team, TeamKind::Host);
 /// assert_eq!(report.arm, None); // arms are the device team's

@@ -18,7 +18,15 @@ use hawk_host::HostReal;
 ///
 /// Holds the caller's planes for its lifetime. On the host team `run()` updates the mutable
 /// planes in place (once, at the end) and `to_host()` is a no-op; on the device `run()`
-/// leaves the results on the device and `to_host()` is the one device-to-host copy.
+/// leaves the results on the device and `to_host()` is the one device-to-host copy (the
+/// "transfer" to time).
+///
+/// Results always come home: the caller's planes are borrowed until the runner is dropped,
+/// and dropping a runner whose last device run was not brought home with `to_host()` brings
+/// it home then (a failed copy there panics, naming `to_host()` as the way to handle the
+/// error). Reading results through the runner before `to_host()` ([`Runner::plane`],
+/// [`Runner::trajectory`]) is [`Error::NotHome`]. So code tested on the host team gives the
+/// same planes on a device with no change.
 pub struct Runner<'a, K: Kernel> {
     deployed: Deployed<K>,
     options: Options,
@@ -32,6 +40,9 @@ pub struct Runner<'a, K: Kernel> {
     steps_done: u64,
     /// The last run stopped early (cancelled, time limit) and can be resumed.
     resumable: bool,
+    /// The caller's planes (and the trajectory) hold the last run's results: `false` after a
+    /// device run until `to_host` (or the runner's drop) brings them home.
+    home: bool,
     cancel: CancelHandle,
     device: Option<Box<dyn DeviceSession<K>>>,
     /// The team's start-up was reported (by this runner's first successful run).
@@ -42,6 +53,25 @@ pub struct Runner<'a, K: Kernel> {
     trajectory: Option<Trajectory<K::Real>>,
 }
 
+impl<K: Kernel> Drop for Runner<'_, K> {
+    /// Brings a device run's results home when `to_host` was not called after it.
+    fn drop(&mut self) {
+        if self.home {
+            return;
+        }
+        if let Some(d) = &mut self.device
+            && let Err(e) = d.copy_home(&mut self.planes, self.trajectory.as_mut())
+            && !std::thread::panicking()
+        {
+            panic!(
+                "eagle: the runner was dropped with its last run's results on the device, and \
+                 bringing them home failed: {e}. Call Runner::to_host() before the runner \
+                 goes out of scope to handle this error."
+            );
+        }
+    }
+}
+
 /// A run's save points: the plan and the buffer the team writes into.
 pub(crate) struct Saving<'r, R> {
     /// What to save.
@@ -50,34 +80,64 @@ pub(crate) struct Saving<'r, R> {
     pub traj: &'r mut Trajectory<R>,
 }
 
-/// A runner with the default [`Options`] and a step cap: `until_done(&deployed, 10_000, planes)`.
+/// Something [`until_done`] can make a runner for: a [`Deployed`] kernel (one team) or, in
+/// `eagle_shard`, a `Fleet` (several).
+pub trait Deployment {
+    /// The kernel deployed.
+    type Kernel: Kernel;
+    /// The runner [`until_done`] makes over planes borrowed for `'a`.
+    type Runner<'a>;
+    /// A runner over `planes` with `options`; every check happens here, before anything
+    /// runs.
+    fn runner<'a>(
+        &self,
+        options: Options,
+        planes: impl PlaneSource<'a, <Self::Kernel as Kernel>::Real>,
+    ) -> Result<Self::Runner<'a>, Error>;
+}
+
+/// A runner over the caller's planes: `until_done(&deployed, 10_000, planes)` (a step cap
+/// with default [`Options`]) or `until_done(&deployed, Options::new(10_000)..., planes)`.
+/// The same call for one team ([`Deployed`], giving a [`Runner`]) and for a fleet of them
+/// (`eagle_shard::Fleet`). Every check happens here, before anything runs.
 ///
 /// ```
 /// use hawk::builtin::{Oscillator, OscillatorPlanes};
+/// use eagle_runtime::{Target, deploy, until_done};
 /// let n = 1000;
 /// let omega: Vec<f64> = (0..n).map(|i| 1.0 + 2.0 * i as f64 / (n - 1) as f64).collect();
 /// let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
 /// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
-/// let host = eagle_runtime::TeamChoice::Host(Default::default());
-/// let deployed = eagle_runtime::deploy_on_with_module(Oscillator, host, None).unwrap();
-/// let mut runner = eagle_runtime::until_done(&deployed, 10_000, planes).unwrap();
+/// let deployed = deploy(Oscillator, Target::Host(Default::default()), None).unwrap();
+/// let mut runner = until_done(&deployed, 10_000, planes).unwrap();
 /// let report = runner.run().unwrap();
 /// assert!(report.done());
 /// assert_eq!(report.steps, 1024);
 /// ```
-pub fn until_done<'a, K: Kernel>(
-    deployed: &Deployed<K>,
-    max_steps: u64,
-    planes: impl PlaneSource<'a, K::Real>,
-) -> Result<Runner<'a, K>, Error>
+pub fn until_done<'a, D: Deployment>(
+    deployed: &D,
+    options: impl Into<Options>,
+    planes: impl PlaneSource<'a, <D::Kernel as Kernel>::Real>,
+) -> Result<D::Runner<'a>, Error> {
+    deployed.runner(options.into(), planes)
+}
+
+impl<K: Kernel> Deployment for Deployed<K>
 where
     K::Real: HostReal,
 {
-    until_done_with(deployed, Options::new(max_steps), planes)
+    type Kernel = K;
+    type Runner<'a> = Runner<'a, K>;
+    fn runner<'a>(
+        &self,
+        options: Options,
+        planes: impl PlaneSource<'a, K::Real>,
+    ) -> Result<Runner<'a, K>, Error> {
+        make_runner(self, options, planes)
+    }
 }
 
-/// A runner with explicit [`Options`]. Every check happens here, before anything runs.
-pub fn until_done_with<'a, K: Kernel>(
+fn make_runner<'a, K: Kernel>(
     deployed: &Deployed<K>,
     options: Options,
     planes: impl PlaneSource<'a, K::Real>,
@@ -129,6 +189,7 @@ where
         status: vec![Status::Active; n],
         steps_done: 0,
         resumable: false,
+        home: true,
         cancel: CancelHandle::default(),
         device: None,
         startup_reported: false,
@@ -169,9 +230,14 @@ where
 
     /// The points saved by the last run (`Options::save`), in the caller's sample order;
     /// `None` before the first run or without saving. On a device team they come home with
-    /// [`Runner::to_host`], as the planes do.
-    pub fn trajectory(&self) -> Option<&Trajectory<K::Real>> {
-        self.trajectory.as_ref()
+    /// [`Runner::to_host`], as the planes do: before it, [`Error::NotHome`].
+    pub fn trajectory(&self) -> Result<Option<&Trajectory<K::Real>>, Error> {
+        if !self.home && self.trajectory.is_some() {
+            return Err(Error::NotHome {
+                what: "trajectory".into(),
+            });
+        }
+        Ok(self.trajectory.as_ref())
     }
 
     /// A handle that stops this runner's current or next run at a launch boundary, usable
@@ -193,28 +259,36 @@ where
         if let Some(d) = &mut self.device {
             d.release_to_host(&mut self.planes, self.trajectory.as_mut())?;
         }
+        self.home = true;
         Ok(&mut *self.planes.muts[j])
     }
 
-    /// A mutable plane's current contents (after `to_host` on the device team).
+    /// A mutable plane's current contents; after a device run, [`Error::NotHome`] until
+    /// [`Runner::to_host`].
     pub fn plane(&self, name: &str) -> Result<&[K::Real], Error> {
-        K::PLANES
+        let j = K::PLANES
             .iter()
             .filter(|p| p.role == Role::Mut)
             .position(|p| p.name == name)
-            .map(|j| &*self.planes.muts[j])
             .ok_or_else(|| Error::NoSuchPlane {
                 plane: name.to_owned(),
-            })
+            })?;
+        if !self.home {
+            return Err(Error::NotHome {
+                what: format!("plane `{name}`"),
+            });
+        }
+        Ok(&*self.planes.muts[j])
     }
 
     /// Brings the planes home. The host team's planes are already home, so this returns at
     /// once; on the device it is the one device-to-host copy.
     pub fn to_host(&mut self) -> Result<(), Error> {
-        match &mut self.device {
-            None => Ok(()),
-            Some(d) => d.copy_home(&mut self.planes, self.trajectory.as_mut()),
+        if let Some(d) = &mut self.device {
+            d.copy_home(&mut self.planes, self.trajectory.as_mut())?;
         }
+        self.home = true;
+        Ok(())
     }
 
     /// Runs from the planes' current contents (every sample starts not terminated) until all
@@ -248,15 +322,15 @@ where
     /// bit for bit. The report covers this call (its `steps` are this call's).
     ///
     /// ```
-    /// use eagle_runtime::{Options, Stop, TeamChoice};
+    /// use eagle_runtime::{Options, Stop, Target};
     /// use hawk::builtin::{Oscillator, OscillatorPlanes};
     /// let n = 256;
     /// let omega = vec![2.0; n];
     /// let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
     /// let planes = OscillatorPlanes { omega: &omega, t_end: 1.0, dt: 1e-3, x: &mut x, v: &mut v, t: &mut t };
-    /// let host = TeamChoice::Host(Default::default());
-    /// let deployed = eagle_runtime::deploy_on_with_module(Oscillator, host, None).unwrap();
-    /// let mut runner = eagle_runtime::until_done_with(&deployed, Options::new(10_000), planes).unwrap();
+    /// let host = Target::Host(Default::default());
+    /// let deployed = eagle_runtime::deploy(Oscillator, host, None).unwrap();
+    /// let mut runner = eagle_runtime::until_done(&deployed, Options::new(10_000), planes).unwrap();
     /// // Any thread may cancel; the run stops at its next launch boundary.
     /// let cancel = runner.cancel_handle();
     /// cancel.cancel();
@@ -291,9 +365,11 @@ where
             Err(e) => {
                 self.device = None;
                 self.resumable = false;
+                self.home = true;
                 return Err(e);
             }
         };
+        self.home = self.device.is_none();
         self.bytes = bytes;
         self.steps_done += report.steps;
         self.resumable = matches!(report.stop, Stop::Cancelled | Stop::TimeLimit);

@@ -11,41 +11,41 @@ use hawk_host::{HostConfig, HostReal, HostTeam};
 use std::fmt;
 use std::sync::Arc;
 
-/// Which team to deploy on.
+/// Where to deploy a kernel: one team. (An `eagle_shard::Devices` is the other kind of
+/// [`Placement`]: several teams at once.)
 ///
 /// ```
-/// use eagle_runtime::{HostConfig, TeamChoice, TeamKind, deploy_on_with_module};
+/// use eagle_runtime::{HostConfig, Target, TeamKind, deploy};
 /// use hawk::builtin::Oscillator;
 /// // Two threads of the host team, lane width chosen by measurement (the default).
-/// let host = TeamChoice::Host(HostConfig { threads: Some(2), ..Default::default() });
-/// let deployed = deploy_on_with_module(Oscillator, host, None).unwrap();
+/// let host = Target::Host(HostConfig { threads: Some(2), ..Default::default() });
+/// let deployed = deploy(Oscillator, host, None).unwrap();
 /// assert_eq!(deployed.team().kind(), TeamKind::Host);
 /// // The device team needs a GPU and a module with the kernel's entries: without them
 /// // it is a clear error, never a silent fallback (`Best` falls back, with a note).
-/// let device = deploy_on_with_module(Oscillator, TeamChoice::Device, None);
-/// assert!(device.is_err());
-/// let best = deploy_on_with_module(Oscillator, TeamChoice::Best, None).unwrap();
+/// assert!(deploy(Oscillator, Target::Device(0), None).is_err());
+/// let best = deploy(Oscillator, Target::Best, None).unwrap();
 /// println!("{:?}", best.startup().notes);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum TeamChoice {
-    /// The best team available: the device when a CUDA GPU is usable, else the host.
+pub enum Target {
+    /// The best team available: the device when a CUDA GPU is usable and the module holds
+    /// the kernel, else the host team (with the reason in [`Deployed::startup`]'s notes).
     #[default]
     Best,
     /// The host team (CPU threads and SIMD lanes), set up as given.
     Host(HostConfig),
-    /// The device team (a CUDA GPU); an error when none is usable.
-    Device,
-    /// The device team on CUDA GPU `ordinal` (0-based; `Device` is GPU 0); an error when
-    /// there is no such GPU. One per GPU of a node is what `eagle_shard` deploys.
-    DeviceAt(usize),
+    /// The device team on CUDA GPU `ordinal` (0-based); an error when there is no such GPU
+    /// or no usable driver.
+    Device(usize),
     /// The emulated device team: the device team's orchestration and the GPU entries'
     /// bodies run on the CPU with real launch geometry. For tests; slow.
-    EmulatedDevice,
-    /// The emulated device team injecting the faults planned (out of memory, a kernel trap,
-    /// a lost context): for tests of the device team's error paths.
-    EmulatedDeviceWith(crate::device::FaultPlan),
+    Emulated,
+    /// The emulated device injecting the faults planned: a test hook, made by
+    /// `eagle::testing::emulated_with_faults`.
+    #[doc(hidden)]
+    EmulatedFaults(crate::device::FaultPlan),
 }
 
 /// The team a kernel was deployed on.
@@ -88,7 +88,7 @@ impl fmt::Debug for Team {
     }
 }
 
-/// A kernel bound to a team, ready for [`crate::until_done`].
+/// A kernel bound to one team, ready for [`crate::until_done`].
 #[derive(Clone, Debug)]
 pub struct Deployed<K: Kernel> {
     pub(crate) kernel: K,
@@ -107,7 +107,7 @@ impl<K: Kernel> Deployed<K> {
         self.kernel
     }
     /// How the team started ([`Team::startup`]), with deploy's own notes first: why
-    /// [`TeamChoice::Best`] fell back to the host team although a GPU is there (the module
+    /// [`Target::Best`] fell back to the host team although a GPU is there (the module
     /// lacks the kernel, or failed to load). The first run's report carries these notes.
     pub fn startup(&self) -> Startup {
         let mut s = self.team.startup();
@@ -122,25 +122,16 @@ pub fn device_unavailable_reason() -> Option<String> {
     cuda::unavailable_reason()
 }
 
-/// CUDA GPUs usable here (0 without a driver or a GPU); [`TeamChoice::DeviceAt`] takes
+/// CUDA GPUs usable here (0 without a driver or a GPU); [`Target::Device`] takes
 /// `0..device_count()`. Never panics.
 pub fn device_count() -> usize {
     cuda::gpu_count()
 }
 
-/// Deploys `kernel` on the team chosen; `module` holds the kernel's GPU entries (the
-/// runtime knows no kernel, so its caller brings the PTX and, optionally, a cubin). `Best`
-/// takes a CUDA GPU when a driver, a GPU and a module are there, else the host team. The
-/// device team loads the cubin when its architecture is the GPU's, else a cached image or
-/// a JIT of the PTX (see [`Module`], [`crate::BuildCache`]).
-///
-/// Every device team (CUDA and the emulated device alike) first checks that `module` holds
-/// every entry it would launch for `K`: its step entries and the helper kernels. A module
-/// without them is [`Error::MissingEntries`] (no module: [`Error::DeviceUnavailable`]);
-/// `Best` then runs on the host team and [`Deployed::startup`]'s notes say why.
-pub fn deploy_on_with_module<K: Kernel>(
+/// [`deploy`] on one team.
+fn deploy_team<K: Kernel>(
     kernel: K,
-    choice: TeamChoice,
+    target: Target,
     module: Option<Module<'_>>,
 ) -> Result<Deployed<K>, Error>
 where
@@ -151,8 +142,8 @@ where
         Ok(Team::Host(HostTeam::new(cfg)?.with_tuning_dir(dir)))
     };
     let mut notes = Vec::new();
-    let team = match choice {
-        TeamChoice::Best => {
+    let team = match target {
+        Target::Best => {
             match best_device::<K>(cuda::unavailable_reason(), module.as_ref(), |m| {
                 Ok(Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?))))
             }) {
@@ -165,23 +156,16 @@ where
                 }
             }
         }
-        TeamChoice::Host(cfg) => host(&cfg)?,
-        TeamChoice::Device => {
-            if let Some(r) = cuda::unavailable_reason() {
-                return Err(Error::DeviceUnavailable(r));
-            }
-            let m = device_module::<K>(module.as_ref())?;
-            Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new(m)?)))
-        }
-        TeamChoice::DeviceAt(ordinal) => {
+        Target::Host(cfg) => host(&cfg)?,
+        Target::Device(ordinal) => {
             if let Some(r) = cuda::unavailable_reason() {
                 return Err(Error::DeviceUnavailable(r));
             }
             let m = device_module::<K>(module.as_ref())?;
             Team::Device(DeviceTeam::Cuda(Arc::new(CudaTeam::new_on(ordinal, m)?)))
         }
-        TeamChoice::EmulatedDevice => emulated::<K>(Default::default(), module.as_ref())?,
-        TeamChoice::EmulatedDeviceWith(p) => emulated::<K>(p, module.as_ref())?,
+        Target::Emulated => emulated::<K>(Default::default(), module.as_ref())?,
+        Target::EmulatedFaults(p) => emulated::<K>(p, module.as_ref())?,
     };
     Ok(Deployed {
         kernel,
@@ -190,14 +174,80 @@ where
     })
 }
 
+/// Where a kernel can be deployed: a [`Target`] (one team, a [`Deployed`]) or, in
+/// `eagle_shard`, `Devices` (several teams at once, a `Fleet`). What `eagle::deploy` and
+/// [`Module::deploy`] take.
+pub trait Placement {
+    /// What deploying `K` here gives.
+    type Deployed<K: Kernel>;
+    /// Deploys `kernel` here with `module` for the device teams (`None`: no GPU code).
+    fn deploy<K: Kernel>(
+        self,
+        kernel: K,
+        module: Option<Module<'_>>,
+    ) -> Result<Self::Deployed<K>, Error>
+    where
+        K::Real: HostReal;
+}
+
+impl Placement for Target {
+    type Deployed<K: Kernel> = Deployed<K>;
+    fn deploy<K: Kernel>(self, kernel: K, module: Option<Module<'_>>) -> Result<Deployed<K>, Error>
+    where
+        K::Real: HostReal,
+    {
+        deploy_team(kernel, self, module)
+    }
+}
+
+/// Deploys `kernel` at `target` (a [`Target`], or `eagle_shard::Devices` for one team per
+/// device, giving a `Fleet`). The `eagle` crate's `deploy` passes its embedded module,
+/// [`Module::deploy`] a user's. `module` holds the kernel's GPU entries (the
+/// runtime knows no kernel, so its caller brings the PTX and, optionally, a cubin). `Best`
+/// takes a CUDA GPU when a driver, a GPU and a module are there, else the host team. The
+/// device team loads the cubin when its architecture is the GPU's, else a cached image or
+/// a JIT of the PTX (see [`Module`], [`crate::BuildCache`]).
+///
+/// Every device team (CUDA and the emulated device alike) first checks that `module` holds
+/// every entry it would launch for `K`: its step entries and the helper kernels. A module
+/// without them is [`Error::MissingEntries`] (no module: [`Error::DeviceUnavailable`]);
+/// `Best` then runs on the host team and [`Deployed::startup`]'s notes say why.
+pub fn deploy<K: Kernel, P: Placement>(
+    kernel: K,
+    target: P,
+    module: Option<Module<'_>>,
+) -> Result<P::Deployed<K>, Error>
+where
+    K::Real: HostReal,
+{
+    target.deploy(kernel, module)
+}
+
+impl<'m> Module<'m> {
+    /// Deploys `kernel` at `target` with this module for the device teams: the way to run
+    /// kernels of your own crate (`eagle::include_module!().deploy(MyKernel, Target::Best)`).
+    /// Deploy checks that the module holds every entry the kernel needs.
+    pub fn deploy<K: Kernel, P: Placement>(
+        self,
+        kernel: K,
+        target: P,
+    ) -> Result<P::Deployed<K>, Error>
+    where
+        K::Real: HostReal,
+    {
+        target.deploy(kernel, Some(self))
+    }
+}
+
 /// The module a device team of `K` loads: refused when there is none or it lacks one of
 /// `K`'s entries (the same check for CUDA and the emulated device).
 fn device_module<'m, K: Kernel>(module: Option<&'m Module<'m>>) -> Result<&'m Module<'m>, Error> {
     let m = module.ok_or_else(|| {
         Error::DeviceUnavailable(format!(
             "no GPU module was given for kernel `{}` (this build skipped the PTX build, or \
-             the runtime was called without one: use eagle::deploy_with with \
-             eagle::include_module!(), or eagle::deploy_on for the built-in kernels)",
+             the runtime was called without one: deploy your own kernels with \
+             eagle::include_module!().deploy(kernel, target); eagle::deploy brings the \
+             built-in kernels' module)",
             K::NAME
         ))
     })?;

@@ -5,8 +5,8 @@
 use crate::report::{Merged, Part, empty_report, merge_parallel};
 use crate::split::{Collected, Ordered, Piece, plane_set, ranges};
 use eagle_runtime::{
-    Deployed, Error, HostConfig, Module, Options, RunReport, Runner, Status, TeamChoice,
-    deploy_on_with_module, device_count, until_done_with,
+    Deployed, Deployment, Error, HostConfig, Module, Options, Placement, RunReport, Runner, Status,
+    Target, deploy, device_count, until_done,
 };
 use hawk::{Kernel, PlaneSource};
 use hawk_host::HostReal;
@@ -38,27 +38,27 @@ pub enum Devices {
     /// a GPU (tests; slow).
     Emulated(usize),
     /// Any teams, one part each.
-    Teams(Vec<TeamChoice>),
+    Teams(Vec<Target>),
 }
 
 impl Devices {
     /// The team of each part.
-    pub fn choices(&self) -> Vec<TeamChoice> {
+    pub fn choices(&self) -> Vec<Target> {
         match self {
             Devices::Best if device_count() > 0 => {
-                (0..device_count()).map(TeamChoice::DeviceAt).collect()
+                (0..device_count()).map(Target::Device).collect()
             }
-            Devices::Best => vec![TeamChoice::Host(HostConfig::default())],
-            Devices::Cuda(list) => list.iter().map(|&i| TeamChoice::DeviceAt(i)).collect(),
+            Devices::Best => vec![Target::Host(HostConfig::default())],
+            Devices::Cuda(list) => list.iter().map(|&i| Target::Device(i)).collect(),
             Devices::Share { index, of } => {
                 let of = (*of).max(1);
-                let gpus: Vec<TeamChoice> = (0..device_count())
+                let gpus: Vec<Target> = (0..device_count())
                     .filter(|g| g % of == index % of)
-                    .map(TeamChoice::DeviceAt)
+                    .map(Target::Device)
                     .collect();
                 if gpus.is_empty() {
                     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-                    vec![TeamChoice::Host(HostConfig {
+                    vec![Target::Host(HostConfig {
                         threads: Some((cores / of).max(1)),
                         ..HostConfig::default()
                     })]
@@ -66,8 +66,8 @@ impl Devices {
                     gpus
                 }
             }
-            Devices::Host(cfg) => vec![TeamChoice::Host(cfg.clone())],
-            Devices::Emulated(n) => vec![TeamChoice::EmulatedDevice; *n],
+            Devices::Host(cfg) => vec![Target::Host(cfg.clone())],
+            Devices::Emulated(n) => vec![Target::Emulated; *n],
             Devices::Teams(t) => t.clone(),
         }
     }
@@ -92,10 +92,10 @@ impl<K: Kernel> Fleet<K>
 where
     K::Real: HostReal,
 {
-    /// Deploys `kernel` on each of `devices` with the GPU `module` (the runtime's
-    /// [`deploy_on_with_module`]; `eagle::deploy_fleet` passes the built-in module).
-    /// `Devices::Best` falls back to the host team when the GPUs cannot run the kernel.
-    pub fn deploy(kernel: K, devices: &Devices, module: Option<Module<'_>>) -> Result<Self, Error> {
+    /// Deploys `kernel` on each of `devices` with the GPU `module` (what
+    /// [`Placement::deploy`] does for [`Devices`]). `Devices::Best` falls back to the host
+    /// team when the GPUs cannot run the kernel.
+    fn deploy(kernel: K, devices: &Devices, module: Option<Module<'_>>) -> Result<Self, Error> {
         let choices = devices.choices();
         if choices.is_empty() {
             return Err(Error::DeviceUnavailable(format!(
@@ -104,18 +104,16 @@ where
         }
         let deployed: Result<Vec<_>, Error> = choices
             .into_iter()
-            .map(|c| deploy_on_with_module(kernel, c, module))
+            .map(|c| deploy(kernel, c, module))
             .collect();
         match deployed {
             Ok(parts) => Ok(Fleet::from_deployed(parts)),
             // The GPUs cannot run it: `Best` on one team says why in its start-up notes.
-            Err(_) if *devices == Devices::Best => {
-                Ok(Fleet::from_deployed(vec![deploy_on_with_module(
-                    kernel,
-                    TeamChoice::Best,
-                    module,
-                )?]))
-            }
+            Err(_) if *devices == Devices::Best => Ok(Fleet::from_deployed(vec![deploy(
+                kernel,
+                Target::Best,
+                module,
+            )?])),
             Err(e) => Err(e),
         }
     }
@@ -173,28 +171,6 @@ where
         ranges(n, &self.weights)
     }
 
-    /// [`FleetRunner`] with the seed's defaults and a step cap.
-    pub fn until_done<'a>(
-        &self,
-        max_steps: u64,
-        planes: impl PlaneSource<'a, K::Real>,
-    ) -> Result<FleetRunner<'a, K>, Error> {
-        self.until_done_with(Options::new(max_steps), planes)
-    }
-
-    /// A runner per part over its shard of `planes`. The planes are first checked as one
-    /// process would check them (the same errors, word for word, and nothing changed);
-    /// then cut into contiguous sub-slices (nothing is copied). A part whose shard is empty
-    /// gets no runner and reports nothing run.
-    pub fn until_done_with<'a>(
-        &self,
-        options: Options,
-        planes: impl PlaneSource<'a, K::Real>,
-    ) -> Result<FleetRunner<'a, K>, Error> {
-        let ordered = Collected::collect(planes).check(&self.parts[0], &options, false)?;
-        self.runners(options, ordered)
-    }
-
     pub(crate) fn runners<'a>(
         &self,
         options: Options,
@@ -209,7 +185,7 @@ where
                 None
             } else {
                 let set = plane_set::<K>(ins, &params, muts);
-                Some(until_done_with(deployed, options.clone(), set)?)
+                Some(until_done(deployed, options.clone(), set)?)
             };
             runners.push(Shard {
                 label: format!("device {} ({})", runners.len(), deployed.team().kind()),
@@ -218,6 +194,36 @@ where
             });
         }
         Ok(FleetRunner { shards: runners, n })
+    }
+}
+
+impl Placement for Devices {
+    type Deployed<K: Kernel> = Fleet<K>;
+    fn deploy<K: Kernel>(self, kernel: K, module: Option<Module<'_>>) -> Result<Fleet<K>, Error>
+    where
+        K::Real: HostReal,
+    {
+        Fleet::deploy(kernel, &self, module)
+    }
+}
+
+impl<K: Kernel> Deployment for Fleet<K>
+where
+    K::Real: HostReal,
+{
+    type Kernel = K;
+    type Runner<'a> = FleetRunner<'a, K>;
+    /// A runner per part over its shard of `planes`. The planes are first checked as one
+    /// process would check them (the same errors, word for word, and nothing changed);
+    /// then cut into contiguous sub-slices (nothing is copied). A part whose shard is empty
+    /// gets no runner and reports nothing run.
+    fn runner<'a>(
+        &self,
+        options: Options,
+        planes: impl PlaneSource<'a, K::Real>,
+    ) -> Result<FleetRunner<'a, K>, Error> {
+        let ordered = Collected::collect(planes).check(&self.parts[0], &options, false)?;
+        self.runners(options, ordered)
     }
 }
 

@@ -1,11 +1,11 @@
 //! # eagle-shard: one ensemble over many devices and ranks
 //!
-//! A layer on top of the runtime's public API (`deploy_on_with_module`, `until_done_with`,
-//! `Runner`, `RunReport`), kept in its own crate so that it cannot reach the runtime's
+//! A layer on top of the runtime's public API (`deploy`, `until_done`, `Runner`,
+//! `RunReport`), kept in its own crate so that it cannot reach the runtime's
 //! internals.
 //!
 //! - [`Fleet`]: a kernel deployed on every device of a node ([`Devices`]: every CUDA GPU,
-//!   a list, `n` emulated devices, the host team). [`Fleet::until_done_with`] checks the
+//!   a list, `n` emulated devices, the host team). `until_done(&fleet, ..)` checks the
 //!   caller's planes exactly as one process would, cuts them into contiguous shards (sized
 //!   by the parts' weights, equal by default) and makes one [`eagle_runtime::Runner`] per
 //!   device; [`FleetRunner::run`] runs them on a thread each and merges the reports into a

@@ -12,7 +12,7 @@
 //! let universe = rsmpi::initialize().expect("MPI");
 //! let world = universe.world();
 //! let ranks = Ranks::new(&world).balance(Balance::Static);
-//! let fleet = Fleet::deploy(Oscillator, &ranks.local_devices(), None)?;
+//! let fleet = eagle_runtime::deploy(Oscillator, ranks.local_devices(), None)?;
 //! let options = eagle_runtime::Options::new(10_000);
 //! let run = if ranks.is_root() {
 //!     let n = 1_000_000;

@@ -1,7 +1,7 @@
 //! Splitting an ensemble: contiguous ranges sized by weight, and the caller's planes cut
 //! into those ranges (sub-slices: nothing is copied, results land in the caller's order).
 
-use eagle_runtime::{Deployed, Error, Options, PlaneSet, until_done_with};
+use eagle_runtime::{Deployed, Error, Options, PlaneSet, until_done};
 use hawk::{Kernel, PlaneSource, PlaneVisitor, Real, Role};
 use hawk_host::HostReal;
 use std::ops::Range;
@@ -145,7 +145,7 @@ impl<'a, R: Real> Collected<'a, R> {
     }
 
     /// Checks the planes and `options` against `K` exactly as one process would
-    /// (`until_done_with` on `deployed`, so the errors are the runtime's own, word for word)
+    /// (`until_done` on `deployed`, so the errors are the runtime's own, word for word)
     /// and puts them in `K`'s declaration order. Nothing runs and nothing is changed; the
     /// check allocates a few bytes per sample for as long as it lasts. With `allow_empty`,
     /// planes of length 0 (one rank's empty share) pass when nothing else is wrong.
@@ -158,7 +158,7 @@ impl<'a, R: Real> Collected<'a, R> {
     where
         R: HostReal,
     {
-        let n = match until_done_with(deployed, options.clone(), self.reborrow()) {
+        let n = match until_done(deployed, options.clone(), self.reborrow()) {
             Ok(runner) => runner.len(),
             // The runtime checks for an empty ensemble last: everything else is right.
             Err(Error::Empty { .. }) if allow_empty => 0,
@@ -169,7 +169,7 @@ impl<'a, R: Real> Collected<'a, R> {
                 .given
                 .iter()
                 .position(|(g, _)| *g == name)
-                .expect("until_done_with checked that every plane is given once");
+                .expect("until_done checked that every plane is given once");
             self.given.swap_remove(i).1
         };
         let mut out = Ordered {

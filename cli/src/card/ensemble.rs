@@ -107,7 +107,7 @@ where
         options: Options,
     ) -> Result<RunReport, eagle::Error> {
         let set = self.planes();
-        let mut runner = eagle::until_done_with(deployed, options, set)?;
+        let mut runner = eagle::until_done(deployed, options, set)?;
         let report = runner.run()?;
         runner.to_host()?;
         Ok(report)

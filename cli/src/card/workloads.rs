@@ -6,9 +6,7 @@
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
 use eagle::shard::{Balance, Fleet, Merged, MpiError, MpiJob};
-use eagle::{
-    Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, TeamChoice,
-};
+use eagle::{Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Target};
 use eagle::{Error, RunReport};
 use hawk::builtin::{
     KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator, PendulumRk4,
@@ -272,11 +270,11 @@ where
         }
         let reference = e.muts.clone();
         let choice = if arm.team() == "device" {
-            TeamChoice::Device
+            Target::Device(0)
         } else {
-            TeamChoice::Host(host)
+            Target::Host(host)
         };
-        let deployed = eagle::deploy_on(K::default(), choice)?;
+        let deployed = eagle::deploy(K::default(), choice)?;
         Ok(Box::new(Prepared {
             workload,
             scalar,

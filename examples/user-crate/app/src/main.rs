@@ -2,7 +2,7 @@
 //! emulated device from the crate's own GPU module (bit for bit the same), and refused with
 //! a typed error when deployed with a module that lacks the kernel (eagle's built-in one).
 
-use eagle::{Deployed, Error, Module, Options, SaveAt, TeamChoice};
+use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
 use vdp_kernels::{VanDerPol, VanDerPolPlanes};
 
 /// The sweep's state planes after a run.
@@ -19,12 +19,12 @@ struct Sweep {
 
 /// Runs `n` oscillators, mu in [0.5, 5], from (2, 0) to t = 5 at rtol = atol = `tol`.
 fn run(
-    choice: TeamChoice,
+    choice: Target,
     module: Module<'_>,
     n: usize,
     tol: f64,
 ) -> Result<(Sweep, String), Error> {
-    let deployed = eagle::deploy_on_with_module(VanDerPol, choice, Some(module))?;
+    let deployed = module.deploy(VanDerPol, choice)?;
     run_on(&deployed, n, tol)
 }
 
@@ -54,10 +54,10 @@ fn run_on(deployed: &Deployed<VanDerPol>, n: usize, tol: f64) -> Result<(Sweep, 
     };
     let save = SaveAt::times(&[1.0, 2.0, 3.0, 4.0, 5.0]).planes(&["x", "t"]);
     let options = Options::new(100_000).save(save);
-    let mut runner = eagle::until_done_with(deployed, options, planes)?;
+    let mut runner = eagle::until_done(deployed, options, planes)?;
     let report = runner.run()?;
     runner.to_host()?;
-    let traj = runner.trajectory().expect("saving");
+    let traj = runner.trajectory()?.expect("saving");
     let (saved_x, saved_t) = (traj.plane("x")?.to_vec(), traj.plane("t")?.to_vec());
     drop(runner);
     assert!(report.done(), "every oscillator reaches t_end: {report}");
@@ -94,9 +94,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let n = 2_000;
-    let (host, report) = run(TeamChoice::Host(Default::default()), module, n, 1e-8)?;
+    let (host, report) = run(Target::Host(Default::default()), module, n, 1e-8)?;
     println!("host team: {report}");
-    let (emulated, report) = run(TeamChoice::EmulatedDevice, module, n, 1e-8)?;
+    let (emulated, report) = run(Target::Emulated, module, n, 1e-8)?;
     println!("emulated device: {report}");
     let same_bits = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
     assert!(
@@ -128,7 +128,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         host.x[0]
     );
     // Against the same sweep at rtol = atol = 1e-12 (a reference ~10^4 times tighter).
-    let (fine, _) = run(TeamChoice::Host(Default::default()), module, n, 1e-12)?;
+    let (fine, _) = run(Target::Host(Default::default()), module, n, 1e-12)?;
     let err = host
         .x
         .iter()
@@ -140,7 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // eagle's built-in module does not hold this kernel: refused at deploy, by name.
     let builtin = eagle::ptx::MODULE.expect("eagle was built with its PTX");
-    match eagle::deploy_on_with_module(VanDerPol, TeamChoice::EmulatedDevice, Some(builtin)) {
+    match builtin.deploy(VanDerPol, Target::Emulated) {
         Err(e @ Error::MissingEntries { .. }) => println!("with the built-in module: {e}"),
         Err(e) => return Err(format!("expected MissingEntries, got: {e}").into()),
         Ok(_) => return Err("the built-in module was accepted for a kernel it lacks".into()),
@@ -148,7 +148,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The best team: a GPU when one is usable (from this crate's cubin or PTX), else the
     // host. Every team gives the same bits.
-    let best = eagle::deploy_with(VanDerPol, module)?;
+    let best = module.deploy(VanDerPol, eagle::Target::Best)?;
     let (on_best, report) = run_on(&best, n, 1e-8)?;
     println!("best team: {report}");
     for note in best.startup().notes {

@@ -6,11 +6,11 @@
 //! `proptest-regressions/` folder beside `tests/trust/`, as `main.rs` is there), and reruns
 //! them first.
 
-use crate::wob::{Wob, deploy_wobble, ensemble, reference};
+use crate::trust::wob::{Wob, deploy_wobble, ensemble, reference};
 use eagle::hawk::Steps;
 use eagle::hawk_host::LANE_WIDTHS;
 use eagle::{
-    Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Status, Stop, TeamChoice,
+    Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Status, Stop, Target,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -20,7 +20,7 @@ use std::time::Duration;
 /// launch and the run is resumed until it ends (a resume point at every launch boundary).
 fn run(
     w: &mut Wob,
-    choice: TeamChoice,
+    choice: Target,
     options: Options,
     resume_every: bool,
 ) -> (Vec<Status>, Vec<Stop>) {
@@ -30,7 +30,7 @@ fn run(
         options
     };
     let deployed = deploy_wobble(choice).unwrap();
-    let mut runner = eagle::until_done_with(&deployed, options, w.planes()).unwrap();
+    let mut runner = eagle::until_done(&deployed, options, w.planes()).unwrap();
     let mut stops = vec![runner.run().unwrap()];
     while stops.last().unwrap().stop == Stop::TimeLimit {
         stops.push(runner.resume().unwrap());
@@ -95,7 +95,7 @@ proptest! {
         let want_status = reference(&mut want, options.max_steps);
         let mut got = ensemble(n, seed);
         let cfg = HostConfig { threads: Some(threads), lanes: Some(lanes), isa: None };
-        let (status, stops) = run(&mut got, TeamChoice::Host(cfg), options.clone(), resume_every);
+        let (status, stops) = run(&mut got, Target::Host(cfg), options.clone(), resume_every);
         prop_assert_eq!(&status, &want_status);
         prop_assert!(got.bits() == want.bits(), "planes differ from the reference");
         prop_assert_eq!(got.g, want.g);
@@ -118,7 +118,7 @@ proptest! {
         let want_status = reference(&mut want, options.max_steps);
         let mut got = ensemble(n, seed);
         let o = options.arm(arm).device_compaction(strategy);
-        let (status, _) = run(&mut got, TeamChoice::EmulatedDevice, o, resume_every);
+        let (status, _) = run(&mut got, Target::Emulated, o, resume_every);
         prop_assert_eq!(&status, &want_status);
         prop_assert!(got.bits() == want.bits(), "planes differ from the reference");
     }
@@ -126,10 +126,7 @@ proptest! {
 
 #[test]
 fn empty_ensemble_is_the_documented_error() {
-    for choice in [
-        TeamChoice::Host(HostConfig::default()),
-        TeamChoice::EmulatedDevice,
-    ] {
+    for choice in [Target::Host(HostConfig::default()), Target::Emulated] {
         let mut w = Wob::new(0, 1, &[], &[]);
         let deployed = deploy_wobble(choice).unwrap();
         let err = eagle::until_done(&deployed, 10, w.planes()).err().unwrap();

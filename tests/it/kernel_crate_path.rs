@@ -7,7 +7,7 @@
 //! expansion names only the given path.)
 
 use eagle::hawk::prelude::*;
-use eagle::{HostConfig, TeamChoice};
+use eagle::{HostConfig, Target};
 
 /// `x' = -rate x` by explicit Euler until `t >= t_end`.
 #[eagle::hawk::kernel(crate = eagle::hawk, steps = 8)]
@@ -43,9 +43,9 @@ const N: usize = 1001;
 const DT: f64 = 1e-2;
 const T_END: f64 = 1.0;
 
-fn host() -> TeamChoice {
+fn host() -> Target {
     // A fixed width: `lanes: auto` would tune (and remember) a shape for this kernel.
-    TeamChoice::Host(HostConfig {
+    Target::Host(HostConfig {
         threads: Some(2),
         lanes: Some(4),
         isa: None,
@@ -56,7 +56,7 @@ fn host() -> TeamChoice {
 fn kernel_through_eagle_hawk_runs_on_the_host_team() {
     let rate: Vec<f64> = (0..N).map(|i| 0.5 + i as f64 / N as f64).collect();
     let (mut x, mut t) = (vec![1.0; N], vec![0.0; N]);
-    let deployed = eagle::deploy_on(Decay, host()).unwrap();
+    let deployed = eagle::deploy(Decay, host()).unwrap();
     let planes = DecayPlanes {
         rate: &rate,
         dt: DT,
@@ -88,7 +88,7 @@ fn kernel_through_eagle_hawk_runs_on_the_host_team() {
 fn string_form_of_crate_works_too() {
     let rate: Vec<f32> = (0..N).map(|i| 0.5 + i as f32 / N as f32).collect();
     let (mut x, mut t) = (vec![1.0f32; N], vec![0.0f32; N]);
-    let deployed = eagle::deploy_on(Decay32, host()).unwrap();
+    let deployed = eagle::deploy(Decay32, host()).unwrap();
     let planes = Decay32Planes {
         rate: &rate,
         dt: DT as f32,

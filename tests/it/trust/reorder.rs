@@ -2,7 +2,7 @@
 
 use crate::common;
 use eagle::hawk::builtin::Oscillator;
-use eagle::{Compaction, DeviceCompaction, HostConfig, Options, Reorder, Status, TeamChoice};
+use eagle::{Compaction, DeviceCompaction, HostConfig, Options, Reorder, Status, Target};
 
 /// NaN keys in the reorder plane (both signs, with infinities and signed zeros around them):
 /// no panic, one reorder, and the results of a run without reorder, bit for bit, on the
@@ -40,9 +40,9 @@ fn nan_reorder_keys(n: usize, seed: u64) {
     }
     start.omega[n / 2] = f64::NAN;
     let teams = [
-        (TeamChoice::Host(HostConfig::default()), Options::new(2000)),
+        (Target::Host(HostConfig::default()), Options::new(2000)),
         (
-            TeamChoice::Host(HostConfig {
+            Target::Host(HostConfig {
                 threads: Some(3),
                 lanes: Some(4),
                 isa: None,
@@ -50,31 +50,31 @@ fn nan_reorder_keys(n: usize, seed: u64) {
             Options::new(2000).compaction(Compaction::Always),
         ),
         (
-            TeamChoice::Host(HostConfig {
+            Target::Host(HostConfig {
                 threads: Some(1),
                 lanes: Some(1),
                 isa: None,
             }),
             Options::new(2000),
         ),
-        (TeamChoice::EmulatedDevice, Options::new(2000)),
+        (Target::Emulated, Options::new(2000)),
         (
-            TeamChoice::EmulatedDevice,
+            Target::Emulated,
             Options::new(2000)
                 .compaction(Compaction::Always)
                 .device_compaction(DeviceCompaction::Gather),
         ),
         (
-            TeamChoice::EmulatedDevice,
+            Target::Emulated,
             Options::new(2000)
                 .compaction(Compaction::Off)
                 .device_compaction(DeviceCompaction::IndexList),
         ),
     ];
-    let run = |choice: &TeamChoice, options: Options| {
+    let run = |choice: &Target, options: Options| {
         let mut e = start.clone();
-        let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
-        let mut runner = eagle::until_done_with(&deployed, options, e.planes(1.0, 1e-3)).unwrap();
+        let deployed = eagle::deploy(Oscillator, choice.clone()).unwrap();
+        let mut runner = eagle::until_done(&deployed, options, e.planes(1.0, 1e-3)).unwrap();
         let report = runner.run().unwrap();
         runner.to_host().unwrap();
         let status = runner.status().to_vec();

@@ -8,7 +8,7 @@
 //!
 //! The first run compiles eagle's dependencies into target/user-crate (a minute or two).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -172,12 +172,12 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     );
 }
 
-/// The README's "Use eagle in your crate" shows the example's files verbatim (`<!-- file:
-/// PATH -->` before a code block) and lines of them (`<!-- excerpt: PATH -->`), so what a
-/// user copies is what the test above builds.
+/// The guide's chapter "Your own kernel crate" shows the example's files verbatim (`<!--
+/// file: PATH -->` before a code block) and lines of them (`<!-- excerpt: PATH -->`), so
+/// what a user copies is what the test above builds.
 #[test]
-fn the_readme_shows_the_example_as_it_is() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_guide_shows_the_example_as_it_is() {
+    let readme = std::fs::read_to_string(root().join("docs/guide/05-your-crate.md")).unwrap();
     let mut checked = 0;
     for (marker, exact) in [("<!-- file: ", true), ("<!-- excerpt: ", false)] {
         for part in readme.split(marker).skip(1) {
@@ -192,21 +192,21 @@ fn the_readme_shows_the_example_as_it_is() {
                 .next()
                 .unwrap();
             let file = std::fs::read_to_string(root().join(path))
-                .unwrap_or_else(|e| panic!("README names {path}: {e}"));
+                .unwrap_or_else(|e| panic!("the guide names {path}: {e}"));
             if exact {
                 assert_eq!(
                     block,
                     file.trim_end(),
-                    "README's copy of {path} differs from the file"
+                    "the guide's copy of {path} differs from the file"
                 );
             } else {
                 for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
                     let found = file.lines().any(|l| l.trim() == line);
-                    assert!(found, "README's excerpt line `{line}` is not in {path}");
+                    assert!(found, "the guide's excerpt line `{line}` is not in {path}");
                 }
             }
             checked += 1;
         }
     }
-    assert_eq!(checked, 6, "the README's example blocks");
+    assert_eq!(checked, 6, "the guide's example blocks");
 }

@@ -2,16 +2,14 @@
 //! assertions against the host team, for every arm and compaction strategy, and
 //! [`device_tests!`](crate::device_tests), which instantiates one set of test bodies per
 //! backend (as candle's `test_device!` does): `device_tests!(emulated,
-//! TeamChoice::EmulatedDevice, EMULATED)` in `device_emulated.rs`, `device_tests!(gpu,
-//! TeamChoice::Device, GPU, ignore)` in `device_gpu.rs`. A test that belongs to every
+//! Target::Emulated, EMULATED)` in `device_emulated.rs`, `device_tests!(gpu,
+//! Target::Device(0), GPU, ignore)` in `device_gpu.rs`. A test that belongs to every
 //! backend goes into the macro, never into one file's list.
 
 use super::Ens;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::Oscillator;
-use eagle::{
-    Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, RunReport, TeamChoice,
-};
+use eagle::{Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, RunReport, Target};
 
 pub const T_END: f64 = 1.0;
 pub const DT: f64 = 1e-3;
@@ -46,14 +44,14 @@ pub const GPU: Sizes = Sizes {
 };
 
 /// `choice`, once it can run here: a device team needs the embedded PTX, and
-/// `TeamChoice::Device` a CUDA GPU. Otherwise the test fails saying why (GPU tests are
+/// `Target::Device(0)` a CUDA GPU. Otherwise the test fails saying why (GPU tests are
 /// `#[ignore]`d, so this runs only when asked for with `--ignored`: never a silent pass).
-pub fn require(choice: TeamChoice) -> TeamChoice {
+pub fn require(choice: Target) -> Target {
     assert!(
         eagle::ptx::PTX.is_some(),
         "this build has no PTX (EAGLE_SKIP_PTX=1): a device team cannot be tested"
     );
-    if choice == TeamChoice::Device
+    if choice == Target::Device(0)
         && let Some(why) = eagle::device_unavailable_reason()
     {
         panic!("needs a CUDA GPU: {why}");
@@ -84,7 +82,7 @@ macro_rules! device_tests {
             const SIZES: Sizes = $sizes;
 
             /// The backend under test (fails, saying why, where it cannot run).
-            fn team() -> eagle::TeamChoice {
+            fn team() -> eagle::Target {
                 dev::require($choice)
             }
 
@@ -191,21 +189,21 @@ macro_rules! device_tests {
                 use eagle::hawk::builtin::Oscillator;
                 use $crate::common::trajectory as tr;
                 let mut e = $crate::common::Ens::varied(300, 8);
-                let deployed = eagle::deploy_on(Oscillator, team()).unwrap();
+                let deployed = eagle::deploy(Oscillator, team()).unwrap();
                 let o = tr::every(10, 500).arm(Arm::GraphWhile);
-                let mut runner = eagle::until_done_with(&deployed, o, e.planes(1.0, 1e-3)).unwrap();
+                let mut runner = eagle::until_done(&deployed, o, e.planes(1.0, 1e-3)).unwrap();
                 let report = runner.run().unwrap();
                 assert!(
                     report.notes.iter().any(|n| n.contains("fell back to graph: saving")),
                     "{report:?}"
                 );
-                let t = runner.trajectory().unwrap();
+                let t = runner.trajectory().unwrap().unwrap();
                 assert!(
                     t.status_bytes().iter().all(|&b| b == 0),
                     "run() must not copy the trajectory home"
                 );
                 runner.to_host().unwrap();
-                let t = runner.trajectory().unwrap();
+                let t = runner.trajectory().unwrap().unwrap();
                 assert!(t.status_bytes().iter().all(|&b| b != 0));
             }
 
@@ -215,7 +213,7 @@ macro_rules! device_tests {
                 use eagle::hawk::Steps;
                 use $crate::common::trajectory as tr;
                 let times: Vec<f64> = (1..=8).map(|j| j as f64 / 8.0).collect();
-                let host = eagle::TeamChoice::Host(Default::default());
+                let host = eagle::Target::Host(Default::default());
                 let n = 200;
                 let want = tr::lorenz_at(&times, host, Options::new(100_000), n);
                 for arm in [Arm::Simulate, Arm::Graph] {
@@ -238,7 +236,7 @@ macro_rules! device_tests {
                 use eagle::hawk::builtin::Oscillator;
                 let mut e = $crate::common::Ens::varied(300, 8);
                 let start = e.clone();
-                let deployed = eagle::deploy_on(Oscillator, team()).unwrap();
+                let deployed = eagle::deploy(Oscillator, team()).unwrap();
                 assert_eq!(deployed.team().kind(), eagle::TeamKind::Device);
                 let planes = e.planes(1.0, 1e-3);
                 let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
@@ -262,10 +260,10 @@ pub const STRATEGIES: [DeviceCompaction; 2] =
     [DeviceCompaction::IndexList, DeviceCompaction::Gather];
 
 /// Runs `e` on `choice` with `options`, brings it home; returns the report and flags.
-pub fn run_on(e: &mut Ens, choice: TeamChoice, options: Options) -> (RunReport, Vec<bool>) {
-    let deployed = eagle::deploy_on(Oscillator, choice).unwrap();
+pub fn run_on(e: &mut Ens, choice: Target, options: Options) -> (RunReport, Vec<bool>) {
+    let deployed = eagle::deploy(Oscillator, choice).unwrap();
     let planes = e.planes(T_END, DT);
-    let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
+    let mut runner = eagle::until_done(&deployed, options, planes).unwrap();
     let report = runner.run().unwrap();
     runner.to_host().unwrap();
     (report, runner.terminated().to_vec())
@@ -273,15 +271,11 @@ pub fn run_on(e: &mut Ens, choice: TeamChoice, options: Options) -> (RunReport, 
 
 /// The device team on `choice` against the host team: bitwise-equal planes, equal flags,
 /// the same steps and launches; compactions counted on arms that compact.
-pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Options) -> RunReport {
+pub fn check_against_host(choice: &Target, n: usize, seed: u64, options: Options) -> RunReport {
     let start = Ens::varied(n, seed);
     let mut want = start.clone();
     let host_opts = options.clone().arm(Arm::Simulate);
-    let (host, host_done) = run_on(
-        &mut want,
-        TeamChoice::Host(HostConfig::default()),
-        host_opts,
-    );
+    let (host, host_done) = run_on(&mut want, Target::Host(HostConfig::default()), host_opts);
     let mut got = start.clone();
     let what = format!("{choice:?} {options:?}");
     let (dev, dev_done) = run_on(&mut got, choice.clone(), options.clone());
@@ -326,7 +320,7 @@ pub fn check_against_host(choice: &TeamChoice, n: usize, seed: u64, options: Opt
 
 /// Every arm x compaction strategy x compaction policy x reorder, uncapped and capped by
 /// `max_steps` (also with a k that does not divide it).
-pub fn check_all(choice: &TeamChoice, n: usize) {
+pub fn check_all(choice: &Target, n: usize) {
     let mut ran = 0;
     for arm in ARMS {
         for strategy in STRATEGIES {
@@ -359,10 +353,10 @@ pub fn check_all(choice: &TeamChoice, n: usize) {
 /// Graph rules: the first run builds (`build_s > 0`), a replay after changing plane
 /// contents (same shapes) gives the new results with `build_s == 0`, and a changed shape
 /// builds again.
-pub fn check_graph_rules(choice: &TeamChoice, arm: Arm, n: usize) {
-    let host = TeamChoice::Host(HostConfig::default());
+pub fn check_graph_rules(choice: &Target, arm: Arm, n: usize) {
+    let host = Target::Host(HostConfig::default());
     let options = Options::new(10_000).arm(arm).compaction(Compaction::Off);
-    let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+    let deployed = eagle::deploy(Oscillator, choice.clone()).unwrap();
     let mut e = Ens::varied(n, 99);
     let fresh = Ens::varied(n, 1234);
     // The host team on e's omega (an input plane, unchanged) with fresh x, v, t.
@@ -373,7 +367,7 @@ pub fn check_graph_rules(choice: &TeamChoice, arm: Arm, n: usize) {
     let (_, want_done) = run_on(&mut want, host, options.clone().arm(Arm::Simulate));
     {
         let planes = e.planes(T_END, DT);
-        let mut runner = eagle::until_done_with(&deployed, options.clone(), planes).unwrap();
+        let mut runner = eagle::until_done(&deployed, options.clone(), planes).unwrap();
         let first = runner.run().unwrap();
         assert!(first.build_s > 0.0, "first run must build: {first:?}");
         assert!(

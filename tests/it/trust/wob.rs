@@ -2,12 +2,12 @@
 //! plain scalar reference.
 
 use crate::common;
-use eagle::{Error, Status, TeamChoice};
+use eagle::{Error, Status, Target};
 use eagle_test_support::{Wobble, WobblePlanes, wobble};
 
 /// Deploys the test kernel with its own module (the built-in one lacks it).
-pub(crate) fn deploy_wobble(choice: TeamChoice) -> Result<eagle::Deployed<Wobble>, Error> {
-    eagle::deploy_on_with_module(Wobble, choice, Some(eagle_test_support::MODULE))
+pub(crate) fn deploy_wobble(choice: Target) -> Result<eagle::Deployed<Wobble>, Error> {
+    eagle_test_support::MODULE.deploy(Wobble, choice)
 }
 
 pub(crate) const DT: f64 = 0.01;

@@ -5,12 +5,12 @@
 //! start-up through the build cache (cold, warm, corrupt, refused), modules without the
 //! kernel.
 
-mod common;
+use crate::common;
 
-use common::device::EMULATED;
-use eagle::TeamChoice;
+use crate::common::device::EMULATED;
+use eagle::Target;
 
-device_tests!(emulated, TeamChoice::EmulatedDevice, EMULATED);
+crate::device_tests!(emulated, Target::Emulated, EMULATED);
 
 /// The built-in module, cached in `dir`.
 fn module_in(dir: &std::path::Path) -> eagle::Module<'_> {
@@ -23,8 +23,7 @@ fn module_in(dir: &std::path::Path) -> eagle::Module<'_> {
 /// Deploys the oscillator on the emulated device with `module`; its start-up.
 fn emulated_startup(module: eagle::Module<'_>) -> eagle::Startup {
     use eagle::hawk::builtin::Oscillator;
-    let d =
-        eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, Some(module)).unwrap();
+    let d = module.deploy(Oscillator, Target::Emulated).unwrap();
     d.team().startup()
 }
 
@@ -94,12 +93,9 @@ fn start_up_is_reported_by_the_first_run_only() {
         (eagle::ModuleSource::Jit, false),
         (eagle::ModuleSource::CacheHit, true),
     ] {
-        let d = eagle::deploy_on_with_module(
-            Oscillator,
-            TeamChoice::EmulatedDevice,
-            Some(module_in(dir.path())),
-        )
-        .unwrap();
+        let d = module_in(dir.path())
+            .deploy(Oscillator, Target::Emulated)
+            .unwrap();
         assert_eq!(
             d.team().startup().source == eagle::ModuleSource::CacheHit,
             warm
@@ -119,7 +115,7 @@ fn start_up_is_reported_by_the_first_run_only() {
 #[test]
 fn without_a_module_the_emulated_device_is_refused_as_cuda_would_be() {
     use eagle::hawk::builtin::Oscillator;
-    let e = eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, None).unwrap_err();
+    let e = eagle::runtime::deploy(Oscillator, Target::Emulated, None).unwrap_err();
     assert!(matches!(e, eagle::Error::DeviceUnavailable(_)), "{e}");
     assert!(e.to_string().contains("no GPU module"), "{e}");
 }
@@ -140,10 +136,10 @@ fn a_module_without_the_kernel_is_refused_at_deploy_naming_what_is_missing() {
         ..full
     };
     for choice in [
-        TeamChoice::EmulatedDevice,
-        TeamChoice::EmulatedDeviceWith(eagle::FaultPlan::none()),
+        Target::Emulated,
+        eagle::testing::emulated_with_faults(eagle::testing::FaultPlan::none()),
     ] {
-        let e = eagle::deploy_on_with_module(Oscillator, choice, Some(m)).unwrap_err();
+        let e = m.deploy(Oscillator, choice).unwrap_err();
         let eagle::Error::MissingEntries {
             kernel,
             module,
@@ -165,7 +161,7 @@ fn a_module_without_the_kernel_is_refused_at_deploy_naming_what_is_missing() {
         }
     }
     // Another kernel of the same module deploys.
-    eagle::deploy_on_with_module(LorenzRk4, TeamChoice::EmulatedDevice, Some(m)).unwrap();
+    m.deploy(LorenzRk4, Target::Emulated).unwrap();
     // Helper kernels are required too.
     let no_helpers = full
         .ptx
@@ -174,8 +170,7 @@ fn a_module_without_the_kernel_is_refused_at_deploy_naming_what_is_missing() {
         ptx: &no_helpers,
         ..full
     };
-    let e =
-        eagle::deploy_on_with_module(Oscillator, TeamChoice::EmulatedDevice, Some(m)).unwrap_err();
+    let e = m.deploy(Oscillator, Target::Emulated).unwrap_err();
     assert!(e.to_string().contains("hawk_while_condition"), "{e}");
 }
 
@@ -183,7 +178,7 @@ fn a_module_without_the_kernel_is_refused_at_deploy_naming_what_is_missing() {
 fn best_with_a_module_without_the_kernel_runs_on_the_host_and_says_why_when_a_gpu_is_there() {
     use eagle::hawk::builtin::Oscillator;
     let empty = eagle::Module::ptx("// no entries", "sm_90").named("empty");
-    let d = eagle::deploy_with(Oscillator, empty).unwrap();
+    let d = empty.deploy(Oscillator, eagle::Target::Best).unwrap();
     assert_eq!(d.team().kind(), eagle::TeamKind::Host);
     let notes = d.startup().notes;
     match eagle::device_unavailable_reason() {
@@ -207,12 +202,9 @@ fn cache_trouble_never_fails_a_start_up() {
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"not a directory").unwrap();
     let bad_dir = file.join("cache");
-    let d = eagle::deploy_on_with_module(
-        Oscillator,
-        TeamChoice::EmulatedDevice,
-        Some(module_in(&bad_dir)),
-    )
-    .unwrap();
+    let d = module_in(&bad_dir)
+        .deploy(Oscillator, Target::Emulated)
+        .unwrap();
     let s = d.team().startup();
     assert_eq!(s.source, Jit);
     assert!(!s.notes.is_empty());
@@ -304,12 +296,9 @@ fn emulated_start_up_refuses_a_cache_directory_others_can_write() {
     assert_eq!(emulated_startup(module_in(&cache)).source, CacheHit);
     // The note reaches the first run's report (`note:` lines in the CLI).
     chmod(&cache, 0o777);
-    let d = eagle::deploy_on_with_module(
-        eagle::hawk::builtin::Oscillator,
-        TeamChoice::EmulatedDevice,
-        Some(module_in(&cache)),
-    )
-    .unwrap();
+    let d = module_in(&cache)
+        .deploy(eagle::hawk::builtin::Oscillator, Target::Emulated)
+        .unwrap();
     let mut e = common::Ens::varied(50, 2);
     let mut runner = eagle::until_done(&d, 10_000, e.planes(1.0, 1e-3)).unwrap();
     let r = runner.run().unwrap();
@@ -384,4 +373,44 @@ fn emulated_start_up_refuses_what_another_user_owns() {
     assert_eq!(s.notes.len(), 1, "{s:?}");
     assert!(s.notes[0].contains("owned by uid 65534"), "{s:?}");
     assert!(s.notes[0].contains("not used"), "{s:?}");
+}
+
+/// A program written and tested on the host team, run unchanged with a device target:
+/// no `to_host()` call, the runner dropped, and the caller's planes hold the device's
+/// results (dropping the runner brings them home). Before `to_host()`, reading results
+/// through the runner is a clear error, never stale data.
+#[test]
+fn results_come_home_without_to_host() {
+    use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+    let program = |target: Target| {
+        let n = 300;
+        let omega: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / n as f64).collect();
+        let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
+        let planes = OscillatorPlanes {
+            omega: &omega,
+            t_end: 0.5,
+            dt: 1e-3,
+            x: &mut x,
+            v: &mut v,
+            t: &mut t,
+        };
+        let deployed = eagle::deploy(Oscillator, target).unwrap();
+        let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
+        assert!(runner.run().unwrap().done());
+        let early = runner.plane("x").map(|p| p.to_vec());
+        drop(runner);
+        (x, v, t, early)
+    };
+    let (hx, hv, ht, on_host) = program(Target::Host(Default::default()));
+    let (dx, dv, dt, on_device) = program(Target::Emulated);
+    assert_eq!(on_host.as_deref(), Ok(&hx[..]));
+    let err = on_device.unwrap_err();
+    assert!(matches!(err, eagle::Error::NotHome { .. }), "{err:?}");
+    assert!(err.to_string().contains("to_host()"), "{err}");
+    let bits = |p: &[f64]| p.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert!(ht.iter().all(|&t| t >= 0.5));
+    assert_eq!(
+        (bits(&hx), bits(&hv), bits(&ht)),
+        (bits(&dx), bits(&dv), bits(&dt))
+    );
 }

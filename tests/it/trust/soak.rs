@@ -1,7 +1,7 @@
 //! The soak test: thousands of runs on one deployment, the resident set bounded.
 
-use crate::wob::{deploy_wobble, ensemble};
-use eagle::{Arm, Compaction, HostConfig, Options, TeamChoice};
+use crate::trust::wob::{deploy_wobble, ensemble};
+use eagle::{Arm, Compaction, HostConfig, Options, Target};
 
 /// Resident set size in bytes, from /proc/self/statm.
 fn rss() -> usize {
@@ -20,8 +20,8 @@ fn rss() -> usize {
 #[ignore = "a soak test (minutes): run with --ignored"]
 fn soak() {
     for (choice, runs) in [
-        (TeamChoice::Host(HostConfig::default()), 10_000usize),
-        (TeamChoice::EmulatedDevice, 3000),
+        (Target::Host(HostConfig::default()), 10_000usize),
+        (Target::Emulated, 3000),
     ] {
         let deployed = deploy_wobble(choice.clone()).unwrap();
         let shape = |i: usize| (1 + (i * 7919) % 2000, 1 + (i as u64 * 31) % 150);
@@ -31,7 +31,7 @@ fn soak() {
             let c = [Compaction::Off, Compaction::Auto, Compaction::Always][i % 3];
             let a = [Arm::Simulate, Arm::Graph, Arm::GraphWhile][i % 3];
             let options = Options::new(max_steps).compaction(c).arm(a);
-            let mut r = eagle::until_done_with(&deployed, options, w.planes()).unwrap();
+            let mut r = eagle::until_done(&deployed, options, w.planes()).unwrap();
             let rep = r.run().unwrap();
             r.to_host().unwrap();
             assert_eq!(rep.finished + rep.failed + rep.capped, n);

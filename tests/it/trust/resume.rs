@@ -3,7 +3,7 @@
 
 use crate::common;
 use eagle::hawk::builtin::Oscillator;
-use eagle::{Error, HostConfig, Options, Runner, Status, Stop, TeamChoice};
+use eagle::{Error, HostConfig, Options, Runner, Status, Stop, Target};
 use std::time::Duration;
 
 /// The oscillator's step for stopping mid-run: with `common::Ens::varied`, many steps.
@@ -41,14 +41,11 @@ fn stop_and_resume(
 #[test]
 fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
     let n = 3000;
-    let teams = [
-        TeamChoice::Host(HostConfig::default()),
-        TeamChoice::EmulatedDevice,
-    ];
+    let teams = [Target::Host(HostConfig::default()), Target::Emulated];
     for choice in teams {
-        let emulated = choice == TeamChoice::EmulatedDevice;
+        let emulated = choice == Target::Emulated;
         let n = if emulated { n / 2 } else { n };
-        let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+        let deployed = eagle::deploy(Oscillator, choice.clone()).unwrap();
         let mut want = long(n);
         let mut r = eagle::until_done(&deployed, 100_000, want.planes(1.0, LONG_DT)).unwrap();
         assert_eq!(r.run().unwrap().stop, Stop::Done);
@@ -61,8 +58,7 @@ fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
             } else {
                 Options::new(100_000).time_limit(Duration::from_millis(15))
             };
-            let mut r =
-                eagle::until_done_with(&deployed, options, got.planes(1.0, LONG_DT)).unwrap();
+            let mut r = eagle::until_done(&deployed, options, got.planes(1.0, LONG_DT)).unwrap();
             let stops = stop_and_resume(&mut r, Duration::from_millis(20), by_cancel);
             assert!(r.status().iter().all(|&s| s == Status::Finished));
             r.to_host().unwrap();
@@ -81,7 +77,7 @@ fn cancel_and_time_limit_then_resume_equal_an_uninterrupted_run() {
 #[test]
 fn a_cancelled_run_leaves_consistent_planes_and_statuses() {
     let mut l = long(500);
-    let deployed = eagle::deploy(Oscillator).unwrap();
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best).unwrap();
     let mut r = eagle::until_done(&deployed, 100_000, l.planes(1.0, LONG_DT)).unwrap();
     r.cancel_handle().cancel();
     let rep = r.run().unwrap();

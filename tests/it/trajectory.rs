@@ -3,19 +3,19 @@
 //! off; saving at times lands adaptive steps on the times exactly; the size check refuses
 //! before anything runs; the no-saving path is untouched.
 
-mod common;
+use crate::common;
 
-use common::Ens;
-use common::trajectory::{
+use crate::common::Ens;
+use crate::common::trajectory::{
     DT, T_END, assert_matches_stopped, bits, every, lorenz_at, saved_on, stopped_runs,
 };
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::Oscillator;
 use eagle::hawk_host::LANE_WIDTHS;
-use eagle::{Compaction, Error, HostConfig, Options, PointStatus, Reorder, SaveAt, TeamChoice};
+use eagle::{Compaction, Error, HostConfig, Options, PointStatus, Reorder, SaveAt, Target};
 
-fn host(lanes: usize) -> TeamChoice {
-    TeamChoice::Host(HostConfig {
+fn host(lanes: usize) -> Target {
+    Target::Host(HostConfig {
         threads: Some(2),
         lanes: Some(lanes),
         isa: None,
@@ -77,16 +77,21 @@ fn compaction_and_reorder_never_change_what_is_saved_or_where() {
 #[test]
 fn a_second_run_reuses_the_buffer_and_overwrites_it() {
     let start = Ens::varied(300, 9);
-    let deployed = eagle::deploy_on(Oscillator, host(4)).unwrap();
+    let deployed = eagle::deploy(Oscillator, host(4)).unwrap();
     let mut e = start.clone();
-    let mut runner =
-        eagle::until_done_with(&deployed, every(10, 200), e.planes(T_END, DT)).unwrap();
+    let mut runner = eagle::until_done(&deployed, every(10, 200), e.planes(T_END, DT)).unwrap();
     runner.run().unwrap();
-    let first = runner.trajectory().unwrap().clone();
-    let ptr = runner.trajectory().unwrap().plane("x").unwrap().as_ptr();
+    let first = runner.trajectory().unwrap().unwrap().clone();
+    let ptr = runner
+        .trajectory()
+        .unwrap()
+        .unwrap()
+        .plane("x")
+        .unwrap()
+        .as_ptr();
     // The second run continues from the first run's results: other points, same memory.
     runner.run().unwrap();
-    let second = runner.trajectory().unwrap();
+    let second = runner.trajectory().unwrap().unwrap();
     assert_eq!(second.plane("x").unwrap().as_ptr(), ptr, "reallocated");
     assert_ne!(second.plane("t").unwrap(), first.plane("t").unwrap());
     assert_eq!(second.steps().unwrap()[..3], [10, 20, 30]);
@@ -96,16 +101,16 @@ fn a_second_run_reuses_the_buffer_and_overwrites_it() {
 fn cancelled_points_are_not_reached_and_resume_fills_them() {
     let start = Ens::varied(500, 21);
     let stopped = stopped_runs(&start, 25, 500);
-    let deployed = eagle::deploy_on(Oscillator, host(8)).unwrap();
+    let deployed = eagle::deploy(Oscillator, host(8)).unwrap();
     let mut e = start.clone();
     let o = every(25, 500).steps(Steps::Fixed(100));
-    let mut runner = eagle::until_done_with(&deployed, o, e.planes(T_END, DT)).unwrap();
+    let mut runner = eagle::until_done(&deployed, o, e.planes(T_END, DT)).unwrap();
     runner.cancel_handle().cancel();
     runner.run().unwrap();
-    let t = runner.trajectory().unwrap();
+    let t = runner.trajectory().unwrap().unwrap();
     assert!((0..t.points()).all(|j| t.status(0, j) == PointStatus::NotReached));
     runner.resume().unwrap();
-    assert_matches_stopped(runner.trajectory().unwrap(), &stopped, "resumed");
+    assert_matches_stopped(runner.trajectory().unwrap().unwrap(), &stopped, "resumed");
 }
 
 #[test]
@@ -127,10 +132,10 @@ fn a_subset_of_planes_and_typed_access() {
 #[test]
 fn refusals_name_the_problem_and_leave_planes_untouched() {
     let start = Ens::varied(1000, 4);
-    let deployed = eagle::deploy_on(Oscillator, host(4)).unwrap();
+    let deployed = eagle::deploy(Oscillator, host(4)).unwrap();
     let refuse = |o: Options| {
         let mut e = start.clone();
-        let err = match eagle::until_done_with(&deployed, o, e.planes(T_END, DT)) {
+        let err = match eagle::until_done(&deployed, o, e.planes(T_END, DT)) {
             Ok(_) => panic!("accepted"),
             Err(err) => err,
         };
@@ -150,7 +155,7 @@ fn refusals_name_the_problem_and_leave_planes_untouched() {
     // Just fits.
     let o = every(10, 1000).trajectory_limit(2_500_000);
     let mut e = start.clone();
-    assert!(eagle::until_done_with(&deployed, o, e.planes(T_END, DT)).is_ok());
+    assert!(eagle::until_done(&deployed, o, e.planes(T_END, DT)).is_ok());
     // More than any machine has: refused by the host memory check.
     let huge = Options::new(1_000_000_000).save(SaveAt::every(1));
     assert!(matches!(refuse(huge), Error::TrajectoryTooLarge { .. }));
@@ -183,9 +188,9 @@ fn saving_at_times_needs_a_time_plane() {
     let x = vec![0.5; n];
     let mut y = vec![0.0; n];
     let planes = eagle::PlaneSet::new().input("x", &x).mutable("y", &mut y);
-    let deployed = eagle::deploy_on(MathExpLog, host(1)).unwrap();
+    let deployed = eagle::deploy(MathExpLog, host(1)).unwrap();
     let o = Options::new(9).save(SaveAt::times(&[1.0]));
-    let err = eagle::until_done_with(&deployed, o, planes).err().unwrap();
+    let err = eagle::until_done(&deployed, o, planes).err().unwrap();
     assert!(err.to_string().contains("#[kernel(time = t)]"), "{err}");
 }
 

@@ -1,21 +1,19 @@
 //! The oscillator on the host team equals the plain scalar reference loop bit for bit, for
 //! every thread count, k, lane width, instruction set, compaction and reorder setting.
 
-mod common;
-
-use common::{Ens, reference};
+use crate::common::{Ens, reference};
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::Oscillator;
 use eagle::hawk_host::LANE_WIDTHS;
-use eagle::{Compaction, HostConfig, Isa, Options, Reorder, RunReport, TeamChoice};
+use eagle::{Compaction, HostConfig, Isa, Options, Reorder, RunReport, Target};
 
 const T_END: f64 = 1.0;
 const DT: f64 = 1e-3;
 
 fn run_host(e: &mut Ens, cfg: HostConfig, options: Options) -> (RunReport, Vec<bool>) {
-    let deployed = eagle::deploy_on(Oscillator, TeamChoice::Host(cfg)).unwrap();
+    let deployed = eagle::deploy(Oscillator, Target::Host(cfg)).unwrap();
     let planes = e.planes(T_END, DT);
-    let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
+    let mut runner = eagle::until_done(&deployed, options, planes).unwrap();
     let report = runner.run().unwrap();
     runner.to_host().unwrap();
     (report, runner.terminated().to_vec())
@@ -156,7 +154,7 @@ fn compaction_shrinks_the_slots_later_launches_pass_over() {
 /// keeps between runs never leak one run's state into the next.
 #[test]
 fn kept_buffers_never_leak_between_runs() {
-    let deployed = eagle::deploy_on(Oscillator, TeamChoice::Host(HostConfig::default())).unwrap();
+    let deployed = eagle::deploy(Oscillator, Target::Host(HostConfig::default())).unwrap();
     for (n, seed) in [(1000, 1), (37, 2), (1000, 3), (4000, 4), (5, 5)] {
         let start = Ens::varied(n, seed);
         let mut want = start.clone();

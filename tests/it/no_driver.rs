@@ -3,7 +3,7 @@
 //! tests print "skipped: ..." and check nothing.
 
 use eagle::hawk::builtin::Oscillator;
-use eagle::{Error, TeamChoice};
+use eagle::{Error, Target};
 
 fn no_driver() -> bool {
     match eagle::device_unavailable_reason() {
@@ -22,9 +22,9 @@ fn deploy_falls_back_to_the_host() {
     if !no_driver() {
         return;
     }
-    let d = eagle::deploy(Oscillator).unwrap();
+    let d = eagle::deploy(Oscillator, eagle::Target::Best).unwrap();
     assert_eq!(d.team().kind(), eagle::TeamKind::Host);
-    let d = eagle::deploy_on(Oscillator, TeamChoice::Best).unwrap();
+    let d = eagle::deploy(Oscillator, Target::Best).unwrap();
     assert_eq!(d.team().kind(), eagle::TeamKind::Host);
 }
 
@@ -34,7 +34,7 @@ fn explicit_device_is_a_clear_error() {
         return;
     }
     let reason = eagle::device_unavailable_reason().unwrap();
-    match eagle::deploy_on(Oscillator, TeamChoice::Device) {
+    match eagle::deploy(Oscillator, Target::Device(0)) {
         Err(Error::DeviceUnavailable(r)) => {
             assert_eq!(r, reason);
             let msg = Error::DeviceUnavailable(r).to_string();

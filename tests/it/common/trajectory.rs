@@ -3,20 +3,24 @@
 
 use super::Ens;
 use eagle::hawk::builtin::{LorenzRk78, LorenzRk78Planes, Oscillator};
-use eagle::{Options, PointStatus, SaveAt, Status, TeamChoice, Trajectory};
+use eagle::{Options, PointStatus, SaveAt, Status, Target, Trajectory};
 
 pub const T_END: f64 = 1.0;
 pub const DT: f64 = 1e-3;
 
 /// Runs `start` on `choice` with `options` (which save points), brings everything home,
 /// and returns the trajectory and the final planes.
-pub fn saved_on(start: &Ens, choice: TeamChoice, options: Options) -> (Trajectory<f64>, Ens) {
+pub fn saved_on(start: &Ens, choice: Target, options: Options) -> (Trajectory<f64>, Ens) {
     let mut e = start.clone();
-    let deployed = eagle::deploy_on(Oscillator, choice).unwrap();
-    let mut runner = eagle::until_done_with(&deployed, options, e.planes(T_END, DT)).unwrap();
+    let deployed = eagle::deploy(Oscillator, choice).unwrap();
+    let mut runner = eagle::until_done(&deployed, options, e.planes(T_END, DT)).unwrap();
     runner.run().unwrap();
     runner.to_host().unwrap();
-    let traj = runner.trajectory().expect("the run saved points").clone();
+    let traj = runner
+        .trajectory()
+        .unwrap()
+        .expect("the run saved points")
+        .clone();
     drop(runner);
     (traj, e)
 }
@@ -24,13 +28,13 @@ pub fn saved_on(start: &Ens, choice: TeamChoice, options: Options) -> (Trajector
 /// For each point of `SaveAt::every(m)` up to `max_steps`: the planes and statuses of a
 /// host run of `start` stopped exactly there (`max_steps = (j + 1) m`).
 pub fn stopped_runs(start: &Ens, m: u64, max_steps: u64) -> Vec<(Ens, Vec<Status>)> {
-    let deployed = eagle::deploy_on(Oscillator, TeamChoice::Host(Default::default())).unwrap();
+    let deployed = eagle::deploy(Oscillator, Target::Host(Default::default())).unwrap();
     (1..=max_steps / m)
         .map(|j| {
             let mut e = start.clone();
             let status = {
                 let opts = Options::new(j * m);
-                let mut r = eagle::until_done_with(&deployed, opts, e.planes(T_END, DT)).unwrap();
+                let mut r = eagle::until_done(&deployed, opts, e.planes(T_END, DT)).unwrap();
                 r.run().unwrap();
                 r.status().to_vec()
             };
@@ -82,7 +86,7 @@ pub fn every(m: u64, max_steps: u64) -> Options {
 
 /// The Lorenz ensemble with adaptive Fehlberg 7(8), saving at `times`; returns the
 /// trajectory (every plane).
-pub fn lorenz_at(times: &[f64], choice: TeamChoice, options: Options, n: usize) -> Trajectory<f64> {
+pub fn lorenz_at(times: &[f64], choice: Target, options: Options, n: usize) -> Trajectory<f64> {
     let rho: Vec<f64> = (0..n).map(|i| 21.0 * i as f64 / (n - 1) as f64).collect();
     let (mut x, mut y, mut z) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
     let (mut t, mut h) = (vec![0.0; n], vec![1e-3; n]);
@@ -102,13 +106,13 @@ pub fn lorenz_at(times: &[f64], choice: TeamChoice, options: Options, n: usize) 
         accepted: &mut acc,
         rejected: &mut rej,
     };
-    let deployed = eagle::deploy_on(LorenzRk78, choice).unwrap();
+    let deployed = eagle::deploy(LorenzRk78, choice).unwrap();
     let o = options.save(SaveAt::times(times));
-    let mut runner = eagle::until_done_with(&deployed, o, planes).unwrap();
+    let mut runner = eagle::until_done(&deployed, o, planes).unwrap();
     let r = runner.run().unwrap();
     assert!(r.done(), "{r:?}");
     runner.to_host().unwrap();
-    runner.trajectory().unwrap().clone()
+    runner.trajectory().unwrap().unwrap().clone()
 }
 
 pub fn bits(t: &Trajectory<f64>) -> Vec<u64> {

@@ -1,8 +1,9 @@
 //! Injected device faults (out of memory at every allocation, a trap or a lost context at
 //! every launch): typed errors, the caller's planes untouched, and a clean run after.
 
-use crate::wob::{Wob, deploy_wobble, reference};
-use eagle::{Arm, Compaction, DeviceCompaction, Error, FaultPlan, Options, Status, TeamChoice};
+use crate::trust::wob::{Wob, deploy_wobble, reference};
+use eagle::testing::FaultPlan;
+use eagle::{Arm, Compaction, DeviceCompaction, Error, Options, Status, Target};
 
 fn wob_oracle(n: usize) -> Wob {
     let mut w = Wob::new(n, 11, &[3], &[5]);
@@ -15,8 +16,8 @@ fn wob_oracle(n: usize) -> Wob {
 fn faulty(faults: FaultPlan, options: Options) -> (Option<Error>, bool, Wob) {
     let mut w = Wob::new(700, 11, &[3], &[5]);
     let before = w.clone();
-    let deployed = deploy_wobble(TeamChoice::EmulatedDeviceWith(faults)).unwrap();
-    let mut r = eagle::until_done_with(&deployed, options, w.planes()).unwrap();
+    let deployed = deploy_wobble(eagle::testing::emulated_with_faults(faults)).unwrap();
+    let mut r = eagle::until_done(&deployed, options, w.planes()).unwrap();
     let out = r.run().and_then(|_| r.to_host());
     let status = r.status().to_vec();
     drop(r);
@@ -196,13 +197,13 @@ fn after_a_fault_the_next_run_starts_again_from_the_callers_planes() {
         lose_context_at_launch: Some(2),
         ..FaultPlan::none()
     };
-    let deployed = deploy_wobble(TeamChoice::EmulatedDeviceWith(faults)).unwrap();
+    let deployed = deploy_wobble(eagle::testing::emulated_with_faults(faults)).unwrap();
     let mut r = eagle::until_done(&deployed, 200, w.planes()).unwrap();
     assert!(matches!(r.run(), Err(Error::ContextLost { .. })));
     // A fresh device context (the plan counts again from 0): lost again, still typed.
     assert!(matches!(r.run(), Err(Error::ContextLost { .. })));
     drop(r);
-    let clean = deploy_wobble(TeamChoice::EmulatedDevice).unwrap();
+    let clean = deploy_wobble(Target::Emulated).unwrap();
     let mut r = eagle::until_done(&clean, 200, w.planes()).unwrap();
     r.run().unwrap();
     r.to_host().unwrap();

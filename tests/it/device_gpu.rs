@@ -4,21 +4,19 @@
 //! as ignored, never as passed; `scripts/gpu-check.sh` runs them with `--ignored` on a GPU
 //! machine, where a missing GPU or PTX fails them, saying why.
 
-mod common;
+use crate::common::device::{GPU, require};
+use eagle::Target;
 
-use common::device::{GPU, require};
-use eagle::TeamChoice;
-
-device_tests!(gpu, TeamChoice::Device, GPU, ignore);
+crate::device_tests!(gpu, Target::Device(0), GPU, ignore);
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_device_props() {
-    require(TeamChoice::Device);
+    require(Target::Device(0));
     let p = eagle::device_props().unwrap();
     println!("{p:#?}");
     assert!(p.sm_count > 0 && p.fp64_flops > 0.0 && p.memory_bandwidth > 0.0);
-    let d = eagle::deploy(eagle::hawk::builtin::Oscillator).unwrap();
+    let d = eagle::deploy(eagle::hawk::builtin::Oscillator, eagle::Target::Best).unwrap();
     assert_eq!(
         d.team().kind(),
         eagle::TeamKind::Device,

@@ -4,12 +4,10 @@
 //! Decision on params: a NaN or infinite `Param` is an error (it would silently turn every
 //! sample into NaN). Per-sample planes are not scanned: a NaN there affects only its sample.
 
-mod common;
-
-use common::Ens;
+use crate::common::Ens;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
-use eagle::{Error, HostConfig, Isa, Options, PlaneSet, Reorder, TeamChoice};
+use eagle::{Error, HostConfig, Isa, Options, PlaneSet, Reorder, Target};
 
 fn err_of(build: impl FnOnce(&mut Ens) -> Result<(), Error>) -> (Error, bool) {
     let mut e = Ens::varied(10, 1);
@@ -19,7 +17,7 @@ fn err_of(build: impl FnOnce(&mut Ens) -> Result<(), Error>) -> (Error, bool) {
 }
 
 fn typed(e: &mut Ens, options: Options, t_end: f64, dt: f64) -> Result<(), Error> {
-    let deployed = eagle::deploy(Oscillator)?;
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best)?;
     let planes = OscillatorPlanes {
         omega: &e.omega,
         t_end,
@@ -28,7 +26,7 @@ fn typed(e: &mut Ens, options: Options, t_end: f64, dt: f64) -> Result<(), Error
         v: &mut e.v,
         t: &mut e.t,
     };
-    let mut r = eagle::until_done_with(&deployed, options, planes)?;
+    let mut r = eagle::until_done(&deployed, options, planes)?;
     r.run().map(|_| ())
 }
 
@@ -85,7 +83,7 @@ fn nan_and_infinite_params() {
 }
 
 fn run_set(planes: PlaneSet<'_, f64>) -> Result<(), Error> {
-    let deployed = eagle::deploy(Oscillator)?;
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best)?;
     let mut r = eagle::until_done(&deployed, 10, planes)?;
     r.run().map(|_| ())
 }
@@ -143,7 +141,7 @@ fn bad_reorder_key_and_host_settings() {
         lanes: Some(3),
         ..HostConfig::default()
     };
-    let err = eagle::deploy_on(Oscillator, TeamChoice::Host(lanes)).unwrap_err();
+    let err = eagle::deploy(Oscillator, Target::Host(lanes)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "host team: lane width 3 is not supported (use one of 1, 2, 4, 8, 12, 16, 32, 64)"
@@ -152,14 +150,14 @@ fn bad_reorder_key_and_host_settings() {
         threads: Some(0),
         ..HostConfig::default()
     };
-    let err = eagle::deploy_on(Oscillator, TeamChoice::Host(zero)).unwrap_err();
+    let err = eagle::deploy(Oscillator, Target::Host(zero)).unwrap_err();
     assert_eq!(err.to_string(), "host team: threads must be at least 1");
     if !Isa::Avx512.available() {
         let isa = HostConfig {
             isa: Some(Isa::Avx512),
             ..HostConfig::default()
         };
-        let err = eagle::deploy_on(Oscillator, TeamChoice::Host(isa)).unwrap_err();
+        let err = eagle::deploy(Oscillator, Target::Host(isa)).unwrap_err();
         assert_eq!(
             err.to_string(),
             "host team: instruction set avx512 is not available on this CPU"
@@ -169,12 +167,15 @@ fn bad_reorder_key_and_host_settings() {
 
 #[test]
 fn device_asked_for_without_one() {
-    let err = eagle::deploy_on(Oscillator, TeamChoice::Device).unwrap_err();
+    let err = eagle::deploy(Oscillator, Target::Device(0)).unwrap_err();
     assert!(matches!(err, Error::DeviceUnavailable(_)));
     assert!(err.to_string().starts_with("device team unavailable: "));
     // The best team falls back to the host.
     assert_eq!(
-        eagle::deploy(Oscillator).unwrap().team().kind(),
+        eagle::deploy(Oscillator, eagle::Target::Best)
+            .unwrap()
+            .team()
+            .kind(),
         eagle::TeamKind::Host
     );
 }
@@ -182,7 +183,7 @@ fn device_asked_for_without_one() {
 #[test]
 fn unknown_plane_asked_after_a_run() {
     let mut e = Ens::varied(4, 2);
-    let deployed = eagle::deploy(Oscillator).unwrap();
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best).unwrap();
     let planes = e.planes(1.0, 1e-3);
     let runner = eagle::until_done(&deployed, 10, planes).unwrap();
     assert_eq!(
@@ -195,13 +196,10 @@ fn unknown_plane_asked_after_a_run() {
 /// call is tried and its message checked, and the caller's planes stay as they were.
 #[test]
 fn every_runner_entry_point_refuses_bad_calls() {
-    for choice in [
-        TeamChoice::Host(HostConfig::default()),
-        TeamChoice::EmulatedDevice,
-    ] {
+    for choice in [Target::Host(HostConfig::default()), Target::Emulated] {
         let mut e = Ens::varied(6, 4);
         let before = e.clone();
-        let deployed = eagle::deploy_on(Oscillator, choice.clone()).unwrap();
+        let deployed = eagle::deploy(Oscillator, choice.clone()).unwrap();
         let planes = OscillatorPlanes {
             omega: &e.omega,
             t_end: 1.0,
@@ -246,7 +244,7 @@ fn every_runner_entry_point_refuses_bad_calls() {
         let err = r.resume().unwrap_err();
         assert_eq!(err, Error::NothingToResume, "{choice:?}");
         drop(r);
-        if choice == TeamChoice::EmulatedDevice {
+        if choice == Target::Emulated {
             // The device never writes the caller's planes before to_host().
             assert_eq!(e, before);
         }

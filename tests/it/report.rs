@@ -1,8 +1,6 @@
 //! RunReport semantics for the seed's run and its "Try this" (max_steps 100).
 
-mod common;
-
-use common::Ens;
+use crate::common::Ens;
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::Oscillator;
 use eagle::{Options, RunReport};
@@ -10,9 +8,9 @@ use std::collections::BTreeMap;
 
 fn seed_run(n: usize, options: Options) -> (RunReport, Ens) {
     let mut e = Ens::seed(n);
-    let deployed = eagle::deploy(Oscillator).unwrap();
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best).unwrap();
     let planes = e.planes(1.0, 1e-3);
-    let mut runner = eagle::until_done_with(&deployed, options, planes).unwrap();
+    let mut runner = eagle::until_done(&deployed, options, planes).unwrap();
     let report = runner.run().unwrap();
     runner.to_host().unwrap();
     drop(runner);
@@ -65,7 +63,7 @@ fn fixed_k_is_used_for_every_launch_and_capped_by_max_steps() {
 #[test]
 fn a_second_run_continues_from_the_planes() {
     let mut e = Ens::seed(64);
-    let deployed = eagle::deploy(Oscillator).unwrap();
+    let deployed = eagle::deploy(Oscillator, eagle::Target::Best).unwrap();
     let planes = e.planes(1.0, 1e-3);
     let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
     let first = runner.run().unwrap();

@@ -1,18 +1,15 @@
 //! Samples that fail: 1% of a batch blow up, or the kernel flags them; the others finish
 //! untouched.
 
-use crate::wob::{Wob, deploy_wobble, reference};
-use eagle::{HostConfig, Status, Stop, TeamChoice};
+use crate::trust::wob::{Wob, deploy_wobble, reference};
+use eagle::{HostConfig, Status, Stop, Target};
 
 /// 1% of 10,000 samples blow up (to infinity, then NaN); the rest finish untouched.
 #[test]
 fn one_percent_blow_up() {
     let n = 10_000;
     let blow: Vec<usize> = (0..n).filter(|i| i % 100 == 37).collect();
-    for choice in [
-        TeamChoice::Host(HostConfig::default()),
-        TeamChoice::EmulatedDevice,
-    ] {
+    for choice in [Target::Host(HostConfig::default()), Target::Emulated] {
         let mut want = Wob::new(n, 5, &blow, &[]);
         let want_status = reference(&mut want, 1000);
         let mut w = Wob::new(n, 5, &blow, &[]);
@@ -60,7 +57,7 @@ fn kernel_flagged_failure_keeps_the_others() {
     let mut want = Wob::new(n, 9, &blow, &flag);
     let want_status = reference(&mut want, 1000);
     let mut w = Wob::new(n, 9, &blow, &flag);
-    let deployed = deploy_wobble(TeamChoice::Host(HostConfig::default())).unwrap();
+    let deployed = deploy_wobble(Target::Host(HostConfig::default())).unwrap();
     let mut runner = eagle::until_done(&deployed, 1000, w.planes()).unwrap();
     let report = runner.run().unwrap();
     let want_failed = want_status.iter().filter(|&&s| s == Status::Failed).count();

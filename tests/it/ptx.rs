@@ -4,7 +4,7 @@
 //! in `$PTXAS`, then in the project's `.venv`, then on `PATH`; when it is missing this test
 //! FAILS (it is never silently skipped).
 
-mod common;
+use crate::common;
 
 #[test]
 fn embedded_ptx_assembles_for_sm_90_without_spills() {

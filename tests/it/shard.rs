@@ -7,7 +7,7 @@ use eagle::hawk::builtin::{LorenzRk4F32, LorenzRk78, Oscillator, OscillatorPlane
 use eagle::hawk::{Kernel, Real};
 use eagle::hawk_host::HostReal;
 use eagle::shard::{Devices, Fleet};
-use eagle::{Error, HostConfig, Options, Status, TeamChoice};
+use eagle::{Error, HostConfig, Options, Status, Target};
 use eagle_cli::card::{Ensemble, MAX_STEPS, WithEnsemble, Workload};
 
 /// Bits of every mutable plane.
@@ -30,18 +30,16 @@ impl WithEnsemble for SameBits {
         K::Real: HostReal,
     {
         let options = Options::new(MAX_STEPS);
-        let one = eagle::deploy_on(K::default(), TeamChoice::EmulatedDevice).unwrap();
+        let one = eagle::deploy(K::default(), Target::Emulated).unwrap();
         let mut reference = e.clone();
         let report = reference.run(&one, options.clone()).unwrap();
         assert!(report.done(), "{}", w.name());
         let want = bits(&reference.muts);
         for parts in [2, 3] {
-            let fleet = eagle::deploy_fleet(K::default(), &Devices::Emulated(parts)).unwrap();
+            let fleet = eagle::deploy(K::default(), Devices::Emulated(parts)).unwrap();
             assert_eq!(fleet.len(), parts);
             let mut mine = e.clone();
-            let mut runner = fleet
-                .until_done_with(options.clone(), mine.planes())
-                .unwrap();
+            let mut runner = eagle::until_done(&fleet, options.clone(), mine.planes()).unwrap();
             let merged = runner.run().unwrap();
             runner.to_host().unwrap();
             let status = runner.status();
@@ -63,18 +61,14 @@ impl WithEnsemble for SameBits {
             assert_eq!(m.active_by_launch.len() as u64, m.launches);
         }
         // A fleet mixing the host team and an emulated device: the same bits again.
-        let mixed = Fleet::deploy(
+        let mixed = eagle::deploy(
             K::default(),
-            &Devices::Teams(vec![
-                TeamChoice::Host(HostConfig::default()),
-                TeamChoice::EmulatedDevice,
-            ]),
-            eagle::ptx::MODULE,
+            Devices::Teams(vec![Target::Host(HostConfig::default()), Target::Emulated]),
         )
         .unwrap()
         .with_weights(vec![3.0, 1.0]);
         let mut mine = e.clone();
-        let mut runner = mixed.until_done_with(options, mine.planes()).unwrap();
+        let mut runner = eagle::until_done(&mixed, options, mine.planes()).unwrap();
         assert_eq!(runner.ranges()[0].len(), (self.n * 3).div_ceil(4));
         runner.run().unwrap();
         runner.to_host().unwrap();
@@ -123,8 +117,8 @@ fn oscillator<T>(n: usize, f: impl FnOnce(OscillatorPlanes<'_>) -> T) -> (T, Vec
 
 #[test]
 fn fewer_samples_than_devices_and_one_sample() {
-    let fleet = eagle::deploy_fleet(Oscillator, &Devices::Emulated(3)).unwrap();
-    let one = eagle::deploy_on(Oscillator, TeamChoice::EmulatedDevice).unwrap();
+    let fleet = eagle::deploy(Oscillator, Devices::Emulated(3)).unwrap();
+    let one = eagle::deploy(Oscillator, Target::Emulated).unwrap();
     for n in [1, 2] {
         let (want, x1) = oscillator(n, |p| {
             let mut r = eagle::until_done(&one, 10_000, p).unwrap();
@@ -133,7 +127,7 @@ fn fewer_samples_than_devices_and_one_sample() {
             rep
         });
         let (merged, x) = oscillator(n, |p| {
-            let mut r = fleet.until_done(10_000, p).unwrap();
+            let mut r = eagle::until_done(&fleet, 10_000, p).unwrap();
             let ranges = r.ranges();
             assert_eq!(ranges.iter().filter(|r| r.is_empty()).count(), 3 - n);
             assert!(r.runner(0).is_none(), "part 0 has an empty shard");
@@ -165,8 +159,8 @@ fn fewer_samples_than_devices_and_one_sample() {
 
 #[test]
 fn bad_input_is_refused_with_one_runners_error_and_nothing_changes() {
-    let fleet = eagle::deploy_fleet(Oscillator, &Devices::Emulated(2)).unwrap();
-    let one = eagle::deploy_on(Oscillator, TeamChoice::EmulatedDevice).unwrap();
+    let fleet = eagle::deploy(Oscillator, Devices::Emulated(2)).unwrap();
+    let one = eagle::deploy(Oscillator, Target::Emulated).unwrap();
     let n = 10;
     let omega = vec![1.0; n];
     let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n - 1], vec![0.0; n]);
@@ -183,7 +177,7 @@ fn bad_input_is_refused_with_one_runners_error_and_nothing_changes() {
         };
     }
     let want = eagle::until_done(&one, 100, planes!()).err().unwrap();
-    let got = fleet.until_done(100, planes!()).err().unwrap();
+    let got = eagle::until_done(&fleet, 100, planes!()).err().unwrap();
     assert!(matches!(got, Error::LengthMismatch { .. }), "{got}");
     assert_eq!(got, want);
     // A NaN param, and max_steps = 0: the same errors as one runner.
@@ -192,17 +186,17 @@ fn bad_input_is_refused_with_one_runners_error_and_nothing_changes() {
         .param("t_end", f64::NAN)
         .param("dt", 1e-3);
     let (mut x2, mut v2, mut t2) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
-    let got = fleet
-        .until_done(
-            100,
-            nan.mutable("x", &mut x2)
-                .mutable("v", &mut v2)
-                .mutable("t", &mut t2),
-        )
-        .err()
-        .unwrap();
+    let got = eagle::until_done(
+        &fleet,
+        100,
+        nan.mutable("x", &mut x2)
+            .mutable("v", &mut v2)
+            .mutable("t", &mut t2),
+    )
+    .err()
+    .unwrap();
     assert!(matches!(got, Error::NonFiniteParam { .. }), "{got}");
-    let (got, _) = oscillator(4, |p| fleet.until_done(0, p).err().unwrap());
+    let (got, _) = oscillator(4, |p| eagle::until_done(&fleet, 0, p).err().unwrap());
     assert_eq!(got, Error::MaxSteps);
     assert_eq!(x, vec![1.0; n]);
 }
@@ -224,14 +218,14 @@ fn a_failing_sample_is_isolated_as_on_one_device() {
         };
         let status = match fleet {
             Some(f) => {
-                let mut r = f.until_done(10_000, planes).unwrap();
+                let mut r = eagle::until_done(f, 10_000, planes).unwrap();
                 let m = r.run().unwrap();
                 r.to_host().unwrap();
                 assert_eq!(m.report.failed, 1);
                 r.status()
             }
             None => {
-                let one = eagle::deploy_on(Oscillator, TeamChoice::EmulatedDevice).unwrap();
+                let one = eagle::deploy(Oscillator, Target::Emulated).unwrap();
                 let mut r = eagle::until_done(&one, 10_000, planes).unwrap();
                 assert_eq!(r.run().unwrap().failed, 1);
                 r.to_host().unwrap();
@@ -244,29 +238,28 @@ fn a_failing_sample_is_isolated_as_on_one_device() {
     let want = run(None);
     assert_eq!(want.0[5], Status::Failed);
     for parts in [2, 3] {
-        let fleet = eagle::deploy_fleet(Oscillator, &Devices::Emulated(parts)).unwrap();
+        let fleet = eagle::deploy(Oscillator, Devices::Emulated(parts)).unwrap();
         assert_eq!(run(Some(&fleet)), want, "{parts} devices");
     }
 }
 
 #[test]
 fn a_device_fault_is_the_faulting_parts_error() {
-    use eagle::FaultPlan;
+    use eagle::testing::FaultPlan;
     let faulty = FaultPlan {
         trap_launch: Some(1),
         ..FaultPlan::default()
     };
-    let fleet = Fleet::deploy(
+    let fleet = eagle::deploy(
         Oscillator,
-        &Devices::Teams(vec![
-            TeamChoice::EmulatedDevice,
-            TeamChoice::EmulatedDeviceWith(faulty),
+        Devices::Teams(vec![
+            Target::Emulated,
+            eagle::testing::emulated_with_faults(faulty),
         ]),
-        eagle::ptx::MODULE,
     )
     .unwrap();
     let (err, x) = oscillator(8, |p| {
-        let mut r = fleet.until_done(10_000, p).unwrap();
+        let mut r = eagle::until_done(&fleet, 10_000, p).unwrap();
         r.run().err().unwrap()
     });
     assert!(matches!(err, Error::KernelTrap { .. }), "{err}");
@@ -277,7 +270,7 @@ fn a_device_fault_is_the_faulting_parts_error() {
 
 #[test]
 fn best_is_every_gpu_or_the_host_team() {
-    let fleet = eagle::deploy_fleet(Oscillator, &Devices::Best).unwrap();
+    let fleet = eagle::deploy(Oscillator, Devices::Best).unwrap();
     let gpus = eagle::device_count();
     assert_eq!(fleet.len(), gpus.max(1));
     if gpus == 0 {
@@ -289,7 +282,7 @@ fn best_is_every_gpu_or_the_host_team() {
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         assert_eq!(
             share,
-            vec![TeamChoice::Host(HostConfig {
+            vec![Target::Host(HostConfig {
                 threads: Some((cores / 2).max(1)),
                 ..HostConfig::default()
             })]

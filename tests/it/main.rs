@@ -1,0 +1,21 @@
+//! Every integration test of the `eagle` package in one binary, a module per subject: each
+//! kernel's host lane shapes are compiled once for all of them (they were once per test
+//! file), and one link serves every test. Run one subject with a filter:
+//! `cargo test --release --test it trajectory::`.
+
+mod common;
+
+mod bad_input;
+mod card;
+mod device_emulated;
+mod device_gpu;
+mod host_oscillator;
+mod kernel_crate_path;
+mod math_device;
+mod no_driver;
+mod ptx;
+mod report;
+mod shard;
+mod trajectory;
+mod trust;
+mod user_crate;

@@ -267,7 +267,8 @@ where
     /// Runs every part from its planes' current contents, each on its own thread, and
     /// merges the reports (see [`merge_parallel`]). Results land in the caller's order
     /// (each part owns a contiguous sub-slice): on the host team in the caller's planes, on
-    /// a device there until [`FleetRunner::to_host`].
+    /// a device there until [`FleetRunner::to_host`] (or until the fleet runner is dropped,
+    /// which brings them home as [`Runner`]'s drop does).
     ///
     /// On an error the first failing part's error (in part order) is returned, after every
     /// part has stopped; the failing part's planes are as they were, the others' hold their

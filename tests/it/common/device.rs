@@ -197,10 +197,12 @@ macro_rules! device_tests {
                     report.notes.iter().any(|n| n.contains("fell back to graph: saving")),
                     "{report:?}"
                 );
-                let t = runner.trajectory().unwrap().unwrap();
+                // run() leaves the points on the device: reading them first is an error
+                // naming to_host(), never stale points.
+                let err = runner.trajectory().unwrap_err();
                 assert!(
-                    t.status_bytes().iter().all(|&b| b == 0),
-                    "run() must not copy the trajectory home"
+                    matches!(&err, eagle::Error::NotHome { what } if what == "trajectory"),
+                    "{err:?}"
                 );
                 runner.to_host().unwrap();
                 let t = runner.trajectory().unwrap().unwrap();
@@ -242,11 +244,14 @@ macro_rules! device_tests {
                 let mut runner = eagle::until_done(&deployed, 10_000, planes).unwrap();
                 let report = runner.run().unwrap();
                 assert!(report.done());
-                assert_eq!(
-                    runner.plane("x").unwrap(),
-                    &start.x[..],
-                    "run() must not copy home"
+                // run() leaves the results on the device: reading them first is an error
+                // naming to_host(), never the stale start.
+                let err = runner.plane("x").unwrap_err();
+                assert!(
+                    matches!(&err, eagle::Error::NotHome { what } if what == "plane `x`"),
+                    "{err:?}"
                 );
+                assert!(err.to_string().contains("call Runner::to_host() first"), "{err}");
                 runner.to_host().unwrap();
                 assert_ne!(runner.plane("x").unwrap(), &start.x[..]);
                 assert!(runner.terminated().iter().all(|&d| d));

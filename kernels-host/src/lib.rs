@@ -13,6 +13,8 @@ pub mod buffers;
 pub mod count;
 mod dispatch;
 pub mod peak;
+#[doc(hidden)]
+pub mod private_fs;
 pub mod tune;
 pub mod workbuf;
 mod workset;
@@ -190,6 +192,15 @@ impl HostTeam {
         peak::remember_in(dir.clone());
         self.tuner = Arc::new(Tuner::new(dir));
         self
+    }
+
+    /// Notes not yet taken about this team's on-disk tuning and peaks: why an entry or
+    /// its folder was not used (another user owns it, or group or others may write it;
+    /// the team then measures again). Each reason is noted once.
+    pub fn take_notes(&self) -> Vec<String> {
+        let mut notes = self.tuner.take_notes();
+        notes.extend(peak::take_notes());
+        notes
     }
 
     /// The best instruction set this team may run (the one forced, else the CPU's best).

@@ -7,13 +7,16 @@
 //! the first host team with a tuning folder names, [`remember_in`]), per CPU model,
 //! instruction set, element type and thread count: a new process starts from the best
 //! reading any earlier one made (a quiet moment's), rather than from its own, which a busy
-//! machine makes low. A corrupt or foreign entry is ignored and measured again.
+//! machine makes low. A corrupt or foreign entry is ignored and measured again. Entries
+//! are private files as the tuning entries are ([`crate::tune`]): one in a folder, or
+//! itself, owned by another user or writable by group or others is not used (measured
+//! again, nothing written there, a note for [`take_notes`]).
 
 use crate::Isa;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::simd::{Simd, StdFloat};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 /// Independent FMA chains per thread: enough to cover FMA latency on two pipes.
@@ -167,6 +170,21 @@ fn cache_dir() -> Option<&'static Path> {
     CACHE_DIR.get().and_then(|d| d.as_deref())
 }
 
+/// Refusals of the on-disk peaks not yet handed to a report (process-wide, as the folder).
+static NOTES: Mutex<crate::tune::Notes> = Mutex::new(crate::tune::Notes::new());
+
+/// Notes not yet taken: why the on-disk peaks were not used (a folder or an entry another
+/// user owns, or group or others may write), each reason once per process.
+pub fn take_notes() -> Vec<String> {
+    NOTES.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+fn refused(why: String) {
+    NOTES.lock().unwrap_or_else(|e| e.into_inner()).add(format!(
+        "host peaks cache: {why}: not used (measured again, nothing written there)"
+    ));
+}
+
 /// First line of a peak entry.
 const HEADER: &str = "eagle host peak v1";
 
@@ -180,16 +198,21 @@ fn entry_key(elem_bytes: usize, threads: usize) -> String {
     )
 }
 
+/// The file name of the entry for `key`.
+fn file_name(key: &str) -> String {
+    format!("{:016x}.peak", crate::tune::fnv1a(key))
+}
+
+#[cfg(test)]
 fn file(dir: &Path, key: &str) -> PathBuf {
-    dir.join("host")
-        .join(format!("{:016x}.peak", crate::tune::fnv1a(key)))
+    dir.join(crate::tune::HOST_DIR).join(file_name(key))
 }
 
 /// The peak an entry for (`elem_bytes`, `threads`) holds, if its header and key match and
 /// its value is a positive finite FLOP rate.
 fn load(dir: &Path, elem_bytes: usize, threads: usize) -> Option<f64> {
     let key = entry_key(elem_bytes, threads);
-    let text = std::fs::read_to_string(file(dir, &key)).ok()?;
+    let text = crate::tune::load_entry(dir, &file_name(&key), refused)?;
     let mut lines = crate::tune::entry_lines(&text, HEADER, &key)?;
     let v: f64 = lines.next()?.parse().ok()?;
     (v.is_finite() && v > 0.0 && lines.next().is_none()).then_some(v)
@@ -198,7 +221,8 @@ fn load(dir: &Path, elem_bytes: usize, threads: usize) -> Option<f64> {
 /// Stores `flops` for (`elem_bytes`, `threads`).
 fn store(dir: &Path, elem_bytes: usize, threads: usize, flops: f64) {
     let key = entry_key(elem_bytes, threads);
-    crate::tune::store_entry(&file(dir, &key), &format!("{HEADER}\n{key}\n{flops}\n"));
+    let text = format!("{HEADER}\n{key}\n{flops}\n");
+    crate::tune::store_entry(dir, &file_name(&key), &text, refused);
 }
 
 /// Best of 7 FMA runs on `threads` threads: on rayon's global pool when that is its size
@@ -258,9 +282,71 @@ pub fn host_bandwidth() -> f64 {
     *BW.get_or_init(|| measure_triad_bandwidth(rayon::current_num_threads()))
 }
 
+/// [`store`] for another module's tests (FP64 on 1 thread).
+#[cfg(test)]
+pub(crate) fn store_for_test(dir: &Path, flops: f64) {
+    store(dir, 8, 1, flops);
+}
+
+/// [`load`] for another module's tests (FP64 on 1 thread).
+#[cfg(test)]
+pub(crate) fn load_for_test(dir: &Path) -> Option<f64> {
+    load(dir, 8, 1)
+}
+
+/// The entry's file name for another module's tests (FP64 on 1 thread).
+#[cfg(test)]
+pub(crate) fn file_name_for_test() -> String {
+    file_name(&entry_key(8, 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn chmod(p: &Path, mode: u32) {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn peaks_in_a_folder_others_may_write_are_not_used_nor_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("eagle");
+        store(&d, 8, 5, 3e10);
+        let path = file(&d, &entry_key(8, 5));
+        use std::os::unix::fs::MetadataExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().mode() & 0o7777;
+        assert_eq!(
+            (mode(&d), mode(&d.join("host")), mode(&path)),
+            (0o700, 0o700, 0o600)
+        );
+        assert_eq!(load(&d, 8, 5), Some(3e10));
+        for (p, m) in [
+            (d.clone(), 0o777),
+            (d.join("host"), 0o770),
+            (path.clone(), 0o666),
+        ] {
+            chmod(&p, m);
+            assert_eq!(load(&d, 8, 5), None, "{m:o}: measured again");
+            let notes = take_notes();
+            assert!(
+                notes.iter().any(|n| n.starts_with("host peaks cache: ")
+                    && n.contains(&format!(
+                        "{} is writable by group or others (mode {m:04o})",
+                        p.display()
+                    ))),
+                "{notes:?}"
+            );
+            if m != 0o666 {
+                // Nothing written into a folder others may write.
+                store(&d, 8, 6, 1e10);
+                assert!(!file(&d, &entry_key(8, 6)).exists(), "{m:o}");
+            }
+            chmod(&p, if p == path { 0o600 } else { 0o700 });
+        }
+        assert_eq!(load(&d, 8, 5), Some(3e10));
+    }
 
     #[test]
     fn a_stored_peak_is_read_back_and_corrupt_or_foreign_entries_are_not() {

@@ -20,10 +20,18 @@
 //! choice), in rounds of one whole launch each. Every time counts as its best over the
 //! processes, and the fastest finalist by that is the choice. Noise only ever slows a launch, so the best of several
 //! processes' times is close to a shape's true speed.
+//!
+//! The entries live in `<cache>/host/`, as private as the device team's cubins (a choice
+//! decides which code runs): folders 0700, files 0600 written atomically, and a folder or
+//! an entry that another user owns or that group or others may write is not used: the run
+//! measures as if there were no entry, writes nothing there, and says so once in its notes
+//! ([`Tuner::take_notes`]; see [`crate::private_fs`]).
 
 use crate::Isa;
+use crate::private_fs::{self, FsError};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// How a lane group is laid out: the instruction set its loop is compiled for and the
@@ -200,6 +208,8 @@ pub struct Tuner {
     states: Mutex<HashMap<TuneKey, State>>,
     /// Folder of the on-disk tuning cache; `None`: this process only.
     dir: Option<PathBuf>,
+    /// Refusals of the on-disk cache not yet handed to a report.
+    notes: Mutex<Notes>,
 }
 
 impl Tuner {
@@ -208,7 +218,23 @@ impl Tuner {
         Tuner {
             states: Mutex::default(),
             dir,
+            notes: Mutex::default(),
         }
+    }
+
+    /// Notes not yet taken: why the on-disk tuning cache was not used (a folder or an
+    /// entry another user owns, or group or others may write), each reason once per tuner.
+    pub fn take_notes(&self) -> Vec<String> {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    fn refused(&self, why: String) {
+        self.notes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(format!(
+                "host tuning cache: {why}: not used (measured again, nothing written there)"
+            ));
     }
 
     /// What the next launch of `key`'s kernel runs: the decided shape, or the next
@@ -325,7 +351,8 @@ impl Tuner {
 
     /// The entry an earlier process stored for `key`, if all its shapes are `candidates`.
     fn load(&self, key: &TuneKey, candidates: &[Shape]) -> Option<Entry> {
-        let text = std::fs::read_to_string(self.file(key)?).ok()?;
+        let dir = self.dir.as_deref()?;
+        let text = load_entry(dir, &file_name(key), |why| self.refused(why))?;
         let entry = parse_entry(&text, &entry_key(key))?;
         entry
             .probes
@@ -337,22 +364,56 @@ impl Tuner {
 
     /// Stores `entry` for `key` (a failure only costs the next process its probes).
     fn store(&self, key: &TuneKey, entry: &Entry) {
-        let Some(path) = self.file(key) else { return };
+        let Some(dir) = self.dir.as_deref() else {
+            return;
+        };
         let mut text = format!("{HEADER}\n{}\nchecks {}\n", entry_key(key), entry.checks);
         for (word, list) in [("probe", &entry.probes), ("final", &entry.finalists)] {
             for (shape, secs) in list {
                 text += &format!("{word} {} {} {secs:e}\n", shape.isa.name(), shape.lanes);
             }
         }
-        store_entry(&path, &text);
+        store_entry(dir, &file_name(key), &text, |why| self.refused(why));
     }
 
+    #[cfg(test)]
     fn file(&self, key: &TuneKey) -> Option<PathBuf> {
-        let dir = self.dir.as_ref()?;
-        Some(
-            dir.join("host")
-                .join(format!("{:016x}.lanes", fnv1a(&entry_key(key)))),
-        )
+        Some(self.dir.as_ref()?.join(HOST_DIR).join(file_name(key)))
+    }
+}
+
+/// The file name of `key`'s entry in the tuning folder.
+fn file_name(key: &TuneKey) -> String {
+    format!("{:016x}.lanes", fnv1a(&entry_key(key)))
+}
+
+/// Notes of refusals, each text once (a refused folder is met by every load and store).
+#[derive(Debug, Default)]
+pub(crate) struct Notes {
+    pending: Vec<String>,
+    seen: Vec<String>,
+}
+
+impl Notes {
+    /// No notes yet (for a `static`).
+    pub(crate) const fn new() -> Self {
+        Notes {
+            pending: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Adds `note` unless it was added before.
+    pub(crate) fn add(&mut self, note: String) {
+        if !self.seen.contains(&note) {
+            self.seen.push(note.clone());
+            self.pending.push(note);
+        }
+    }
+
+    /// The notes added since the last take.
+    pub(crate) fn take(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.pending)
     }
 }
 
@@ -495,19 +556,48 @@ pub(crate) fn entry_lines<'t>(
     (lines.next()? == header && lines.next()? == key).then_some(lines)
 }
 
-/// Writes an entry of the tuning folder (its folder created, a temp file renamed over it,
-/// so a reader never sees half of one); a failure only costs the next process a
-/// measurement.
-pub(crate) fn store_entry(path: &std::path::Path, text: &str) {
-    if path
-        .parent()
-        .is_none_or(|p| std::fs::create_dir_all(p).is_err())
-    {
-        return;
+/// The tuning folder (`.lanes` and `.peak` entries) inside the cache folder.
+pub(crate) const HOST_DIR: &str = "host";
+
+/// The text of entry `name` of the tuning folder in cache folder `root`; `None` when there
+/// is none or it cannot be read (it is measured again), and also when the cache folder,
+/// the tuning folder or the entry is not to be trusted ([`private_fs`]): then `refused`
+/// is told why.
+pub(crate) fn load_entry(
+    root: &Path,
+    name: &str,
+    mut refused: impl FnMut(String),
+) -> Option<String> {
+    let host = root.join(HOST_DIR);
+    for dir in [root, host.as_path()] {
+        if let Some(why) = private_fs::refused_dir(dir) {
+            refused(why);
+            return None;
+        }
     }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, text).is_ok() {
-        let _ = std::fs::rename(&tmp, path);
+    match private_fs::read_private(&host.join(name)) {
+        Ok(bytes) => String::from_utf8(bytes?).ok(),
+        Err(FsError::Untrusted(why)) => {
+            refused(why);
+            None
+        }
+        Err(FsError::Io(_)) => None,
+    }
+}
+
+/// Writes entry `name` of the tuning folder in cache folder `root`: the folders made 0700
+/// where missing, the entry a new 0600 file renamed over the old one (a reader never sees
+/// half of one). Nothing is written into a folder that is not to be trusted: `refused` is
+/// told why. Any failure only costs the next process a measurement.
+pub(crate) fn store_entry(root: &Path, name: &str, text: &str, mut refused: impl FnMut(String)) {
+    let host = root.join(HOST_DIR);
+    let written = private_fs::private_dir(root)
+        .and_then(|()| private_fs::private_dir(&host))
+        .and_then(|()| {
+            private_fs::write_private(&host.join(name), |f| f.write_all(text.as_bytes()))
+        });
+    if let Err(FsError::Untrusted(why)) = written {
+        refused(why);
     }
 }
 
@@ -796,6 +886,174 @@ mod tests {
         assert!(!probes(
             &good.replace("checks 1", &format!("checks {CHECKS}"))
         ));
+    }
+
+    /// Every folder and file under `root`, with its mode, sorted by path.
+    fn tree(root: &std::path::Path) -> Vec<(String, bool, u32)> {
+        use std::os::unix::fs::MetadataExt;
+        let mut out = Vec::new();
+        let mut todo = vec![root.to_path_buf()];
+        while let Some(p) = todo.pop() {
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            let name = p.strip_prefix(root).unwrap().display().to_string();
+            out.push((name, meta.is_dir(), meta.mode() & 0o7777));
+            if meta.is_dir() {
+                todo.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn chmod(p: &std::path::Path, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_fresh_cache_folder_is_0700_and_every_entry_0600() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Not there yet: the tuner makes it (and its parent), as a first run does.
+        let root = tmp.path().join("made/eagle");
+        let t = Tuner::new(Some(root.clone()));
+        let (done, _) = probe(&t, |w| if w == 8 { 1.0 } else { 2.0 });
+        assert_eq!(done.shape.lanes, 8);
+        crate::peak::store_for_test(&root, 2.5e10);
+        assert_eq!(crate::peak::load_for_test(&root), Some(2.5e10));
+        let lanes = format!("host/{}", file_name(&key()));
+        let peak = format!("host/{}", crate::peak::file_name_for_test());
+        let mut want = vec![
+            (String::new(), true, 0o700),
+            ("host".to_owned(), true, 0o700),
+            (lanes.clone(), false, 0o600),
+            (peak, false, 0o600),
+        ];
+        want.sort();
+        assert_eq!(tree(&root), want, "no temp files, nothing else");
+        assert_eq!(
+            tree(&tmp.path().join("made"))[0],
+            (String::new(), true, 0o700)
+        );
+        // A rewrite (the next process's check) is a new 0600 file, even over a 0644 one.
+        chmod(&root.join(&lanes), 0o644);
+        let (again, _) = probe(&tuner_at(&root), |w| if w == 8 { 1.0 } else { 2.0 });
+        assert_eq!((again.shape.lanes, again.source), (8, ShapeSource::Cached));
+        assert_eq!(tree(&root), want);
+        assert!(t.take_notes().is_empty());
+    }
+
+    fn tuner_at(root: &std::path::Path) -> Tuner {
+        Tuner::new(Some(root.to_path_buf()))
+    }
+
+    #[test]
+    fn a_cache_folder_others_may_write_is_not_used_nor_written_and_noted_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("eagle");
+        let fast8 = |w| if w == 8 { 1.0 } else { 2.0 };
+        // An entry checked CHECKS times: a new process would use it without measuring.
+        for _ in 0..CHECKS {
+            probe(&tuner_at(&root), fast8);
+        }
+        let file = tuner_at(&root).file(&key()).unwrap();
+        let good = std::fs::read_to_string(&file).unwrap();
+        let LaunchPlan::Run(c) = tuner_at(&root).next(&key(), shapes) else {
+            panic!("a trusted entry is used")
+        };
+        assert_eq!(c.source, ShapeSource::Cached);
+        let host = root.join(HOST_DIR);
+        for (what, path, mode) in [
+            ("cache folder", &root, 0o777),
+            ("cache folder", &root, 0o1777),
+            ("cache folder", &root, 0o720),
+            ("tuning folder", &host, 0o777),
+            ("tuning folder", &host, 0o702),
+        ] {
+            chmod(path, mode);
+            let before = tree(&root);
+            let t = tuner_at(&root);
+            // Measured as if there were no entry: a probe of every candidate first, and
+            // 16 lanes (fastest now) chosen as a fresh measurement, not the cached 8.
+            let first = t.next(&key(), shapes);
+            assert_eq!(
+                first,
+                LaunchPlan::Probe(shapes()),
+                "{what} {mode:o} was used"
+            );
+            let (done, plans) = probe(&t, |w| if w == 16 { 1.0 } else { 2.0 });
+            assert_eq!(plans[0], LaunchPlan::Probe(shapes()), "{what} {mode:o}");
+            assert_eq!(
+                (done.shape.lanes, done.source),
+                (16, ShapeSource::Probed),
+                "{what} {mode:o}"
+            );
+            // Nothing written there.
+            assert_eq!(tree(&root), before, "{what} {mode:o}");
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), good);
+            // One note (the load's and the store's refusal are the same reason).
+            let notes = t.take_notes();
+            assert_eq!(notes.len(), 1, "{what} {mode:o}: {notes:?}");
+            assert!(
+                notes[0].starts_with("host tuning cache: ")
+                    && notes[0].contains(&format!(
+                        "{} is writable by group or others",
+                        path.display()
+                    ))
+                    && notes[0].contains(&format!("(mode {mode:04o})"))
+                    && notes[0].contains("measured again"),
+                "{notes:?}"
+            );
+            assert!(t.take_notes().is_empty(), "taken");
+            chmod(path, 0o700);
+        }
+        // An entry others may write is not used either, but its folder is ours: it is
+        // replaced by a private one.
+        chmod(&file, 0o666);
+        let t = tuner_at(&root);
+        let (done, plans) = probe(&t, |w| if w == 16 { 1.0 } else { 2.0 });
+        assert_eq!(plans[0], LaunchPlan::Probe(shapes()));
+        assert_eq!((done.shape.lanes, done.source), (16, ShapeSource::Probed));
+        let notes = t.take_notes();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("(mode 0666)"), "{notes:?}");
+        assert_eq!(
+            tree(&root).iter().filter(|e| e.2 != 0o600 && !e.1).count(),
+            0
+        );
+        assert!(
+            std::fs::read_to_string(&file)
+                .unwrap()
+                .contains("checks 1\n")
+        );
+        // An entry or a folder another user owns (only root can make them: skipped
+        // otherwise; the rule itself is private_fs's `what_another_user_owns_is_refused`).
+        if private_fs::euid() == 0 {
+            let nobody = Some(65534);
+            for path in [&file, &host, &root] {
+                std::os::unix::fs::chown(path, nobody, nobody).unwrap();
+                let before = tree(&root);
+                let t = tuner_at(&root);
+                let (_, plans) = probe(&t, fast8);
+                assert_eq!(plans[0], LaunchPlan::Probe(shapes()), "{path:?}");
+                let notes = t.take_notes();
+                assert_eq!(notes.len(), 1, "{notes:?}");
+                assert!(notes[0].contains("owned by uid 65534"), "{notes:?}");
+                if path != &file {
+                    assert_eq!(tree(&root), before, "nothing written in {path:?}");
+                }
+                std::os::unix::fs::chown(path, Some(0), Some(0)).unwrap();
+            }
+        } else {
+            println!("skipped (one case): chown needs root");
+        }
+        // A fresh folder others may write: nothing is made inside it.
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        chmod(&open, 0o777);
+        let t = tuner_at(&open);
+        probe(&t, fast8);
+        assert_eq!(tree(&open), [(String::new(), true, 0o777)]);
+        assert_eq!(t.take_notes().len(), 1);
     }
 
     #[test]

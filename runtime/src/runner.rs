@@ -399,6 +399,10 @@ where
             report.notes.splice(0..0, s.notes);
             self.startup_reported = true;
         }
+        if let Team::Host(h) = self.deployed.team() {
+            // Why the on-disk tuning cache was not used, if it was not (once per reason).
+            report.notes.extend(h.take_notes());
+        }
         Ok(report)
     }
 

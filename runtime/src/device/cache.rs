@@ -16,14 +16,14 @@
 //!   0700 and every entry 0600; a directory or an entry that is not owned by the effective
 //!   user, or that group or others may write, is refused ([`Cache::refused`], [`Cache::load`],
 //!   [`Cache::store`]): the caller notes it and JIT-compiles, as ssh refuses keys in such
-//!   places. The SHA-256 trailer only proves an entry is whole, not whose it is.
+//!   places. The SHA-256 trailer only proves an entry is whole, not whose it is. The rule
+//!   and the private directories and files are hawk-host's `private_fs`, shared with the
+//!   host team's tuning entries in the same cache directory.
 
+use hawk_host::private_fs::{self, FsError};
 use sha2::{Digest, Sha256};
-use std::fs::Metadata;
-use std::io::{Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a device team caches the modules it JIT-compiles from PTX.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,36 +55,6 @@ const FORMAT: &[u8] = b"eagle-build-cache-v1";
 const MAGIC: &[u8; 8] = b"EAGLEC01";
 /// Trailer: image length (u64 LE), SHA-256 of the image, magic.
 const TRAILER: usize = 8 + 32 + MAGIC.len();
-/// The mode of a directory the cache creates: only its owner may enter, read or write it.
-const DIR_MODE: u32 = 0o700;
-/// The mode of an entry: only its owner may read or write it.
-const ENTRY_MODE: u32 = 0o600;
-/// Mode bits that let group or others write: a directory or entry with any of them is refused.
-const WRITABLE_BY_OTHERS: u32 = 0o022;
-
-/// The effective user id of this process: the owner every directory and entry must have.
-fn euid() -> u32 {
-    rustix::process::geteuid().as_raw()
-}
-
-/// Why `path` (with metadata `meta`) cannot be trusted to hold code for the GPU: it is owned
-/// by another user than `euid`, or group or others may write it. `None`: it can be trusted.
-fn distrust(path: &Path, meta: &Metadata, euid: u32) -> Option<String> {
-    if meta.uid() != euid {
-        return Some(format!(
-            "{} is owned by uid {}, not by this user (uid {euid})",
-            path.display(),
-            meta.uid()
-        ));
-    }
-    let mode = meta.mode() & 0o7777;
-    (mode & WRITABLE_BY_OTHERS != 0).then(|| {
-        format!(
-            "{} is writable by group or others (mode {mode:04o})",
-            path.display()
-        )
-    })
-}
 
 /// The cache directory for `setting`, reading the environment through `var` (the process
 /// environment in [`resolve_dir`]); `None` when the cache is off or no directory is known.
@@ -161,17 +131,7 @@ impl Cache {
     /// when it does not exist (yet) or cannot be inspected: [`Cache::store`] creates it, and
     /// [`Cache::load`] and [`Cache::store`] report what they cannot do.
     pub fn refused(&self) -> Option<String> {
-        let euid = euid();
-        let link = std::fs::symlink_metadata(&self.dir).ok()?;
-        if link.file_type().is_symlink() && link.uid() != euid {
-            return Some(format!(
-                "{} is a symbolic link owned by uid {}, not by this user (uid {euid})",
-                self.dir.display(),
-                link.uid()
-            ));
-        }
-        let meta = std::fs::metadata(&self.dir).ok()?;
-        distrust(&self.dir, &meta, euid)
+        private_fs::refused_dir(&self.dir)
     }
 
     /// The image stored under `key`: `Ok(None)` when there is none, `Err(why)` when the
@@ -183,18 +143,12 @@ impl Cache {
             return Err(format!("{why}: refused"));
         }
         let path = self.path(key);
-        let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-        let mut file = match std::fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(cannot(e)),
+        let mut data = match private_fs::read_private(&path) {
+            Ok(Some(data)) => data,
+            Ok(None) => return Ok(None),
+            Err(FsError::Untrusted(why)) => return Err(format!("{why}: refused")),
+            Err(FsError::Io(e)) => return Err(e),
         };
-        let meta = file.metadata().map_err(cannot)?;
-        if let Some(why) = distrust(&path, &meta, euid()) {
-            return Err(format!("{why}: refused"));
-        }
-        let mut data = Vec::with_capacity(meta.len() as usize);
-        file.read_to_end(&mut data).map_err(cannot)?;
         let bad = |what: &str| Err(format!("{} is {what}", path.display()));
         if data.len() < TRAILER || &data[data.len() - MAGIC.len()..] != MAGIC {
             return bad("not a complete cache entry");
@@ -215,39 +169,19 @@ impl Cache {
     /// 0600 in a directory created with mode 0700; `Err(why)` when the directory or the file
     /// cannot be written, or the directory is not to be trusted ([`Cache::refused`]).
     pub fn store(&self, key: &str, image: &[u8]) -> Result<(), String> {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(DIR_MODE)
-            .create(&self.dir)
-            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
-        if let Some(why) = self.refused() {
-            return Err(format!("{why}: not written"));
-        }
-        let tmp = self.dir.join(format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = (|| {
-            // A new file (never one planted under the temp name), 0600 whatever the umask.
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(ENTRY_MODE)
-                .open(&tmp)?;
-            f.set_permissions(std::fs::Permissions::from_mode(ENTRY_MODE))?;
-            f.write_all(image)?;
-            f.write_all(&(image.len() as u64).to_le_bytes())?;
-            f.write_all(&Sha256::digest(image))?;
-            f.write_all(MAGIC)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, self.path(key))
-        })();
-        written.map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            format!("cannot write {}: {e}", self.path(key).display())
-        })
+        private_fs::private_dir(&self.dir)
+            .and_then(|()| {
+                private_fs::write_private(&self.path(key), |f| {
+                    f.write_all(image)?;
+                    f.write_all(&(image.len() as u64).to_le_bytes())?;
+                    f.write_all(&Sha256::digest(image))?;
+                    f.write_all(MAGIC)
+                })
+            })
+            .map_err(|e| match e {
+                FsError::Untrusted(why) => format!("{why}: not written"),
+                FsError::Io(e) => e,
+            })
     }
 
     /// Deletes the entry of `key` (a missing entry is not an error).
@@ -263,7 +197,9 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hawk_host::private_fs::{distrust, euid};
     use std::collections::HashMap;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
     fn h200() -> DeviceIdentity {
         DeviceIdentity {

@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(venv_watch(&app, &out), [app.clone(), ws.clone()]);
         // Target inside the workspace: not the workspace folder; its .venv once it exists.
         let out = ws.join("target/release/build/app-1/out");
-        assert_eq!(venv_watch(&app, &out), [app.clone()]);
+        assert_eq!(venv_watch(&app, &out), std::slice::from_ref(&app));
         std::fs::create_dir_all(ws.join(".venv")).unwrap();
         assert_eq!(venv_watch(&app, &out), [app.clone(), ws.join(".venv")]);
         assert!(venv_watch(&app, &out).iter().all(|p| p.exists()));

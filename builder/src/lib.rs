@@ -5,7 +5,7 @@
 //! the pinned nightly (`-Zbuild-std=core`, in its own target directory, so it never waits
 //! on the outer build), and, when a `ptxas` is found, assembles it into a cubin for the
 //! chosen architecture. The results reach your program through
-//! `eagle::include_module!()`, which you hand to `eagle::deploy_with`.
+//! `eagle::include_module!()`, whose `deploy(kernel, target)` runs them.
 //!
 //! In the `build.rs` of the crate that runs the kernels:
 //!

@@ -159,7 +159,7 @@ pub enum Error {
         "kernel `{kernel}` cannot run from GPU module `{module}`: it lacks the entries {}; \
          build the crate that defines the kernel with eagle-build (in build.rs: \
          eagle_build::KernelBuilder::new(\"<your kernel crate>\").build()) and deploy with \
-         eagle::deploy_with(kernel, eagle::include_module!())",
+         eagle::include_module!().deploy(kernel, target)",
         .missing.join(", ")
     )]
     MissingEntries {

@@ -1,4 +1,4 @@
-//! Trajectory checks shared by the host tests (`tests/trajectory.rs`) and every device
+//! Trajectory checks shared by the host tests (`tests/it/trajectory.rs`) and every device
 //! backend (`device_tests!`): a saved point equals, bit for bit, a run stopped exactly there.
 
 use super::Ens;

@@ -3,7 +3,7 @@
 //!
 //! Proptest keeps the seeds of past failures next to this file, in
 //! `reference.proptest-regressions` (named in the config: its default would look for a
-//! `proptest-regressions/` folder beside `tests/trust/`, as `main.rs` is there), and reruns
+//! `proptest-regressions/` folder beside `tests/it/`, as `main.rs` is there), and reruns
 //! them first.
 
 use crate::trust::wob::{Wob, deploy_wobble, ensemble, reference};

@@ -2,5 +2,5 @@
 
 pub use eagle_test_kernels::*;
 
-/// The test kernels' GPU module, for `eagle::deploy_on_with_module`.
+/// The test kernels' GPU module, for `module.deploy(kernel, target)`.
 pub const MODULE: eagle::Module<'static> = eagle::include_module!();

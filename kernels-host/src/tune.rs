@@ -3,7 +3,7 @@
 //! be a probe: its chunks take the candidate shapes in turn (each chunk the next shape
 //! when it starts, so a shape's chunks are spread over the launch and over the threads),
 //! and each shape counts its fastest chunk, per issued sample-step. The next launches run
-//! the three fastest, one whole launch each, in [`FINAL_ROUNDS`] rounds (so that one noisy
+//! the three fastest, one whole launch each, in `FINAL_ROUNDS` rounds (so that one noisy
 //! stretch does not slow every launch of one shape), each timed by its chunks' busy time;
 //! the best time of each decides, and the fastest is kept for the rest of the run and
 //! remembered, in this process and on disk (per

@@ -129,9 +129,9 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let deployed = eagle::deploy(Oscillator, choice)?;
     let team = deployed.team().kind();
+    let mut seed = Seed::new(args.n, team)?;
     println!("running on {team}");
 
-    let mut seed = Seed::new(args.n, team);
     let n = seed.len();
     let planes = seed.planes();
     let options = Options::new(args.max_steps)
@@ -246,8 +246,8 @@ fn on_ranks(
         job.run_other(&fleet, &options, balance)?;
         return Ok(());
     }
+    let mut seed = Seed::new(args.n, team)?;
     println!("running on {team}");
-    let mut seed = Seed::new(args.n, team);
     let n = seed.len();
     let planes = seed.planes();
     let t0 = Instant::now();
@@ -290,20 +290,24 @@ struct Seed {
 }
 
 impl Seed {
-    fn new(n: Option<usize>, team: eagle::TeamKind) -> Seed {
+    /// Its planes, or (when memory cannot hold them) an error naming the sample count and
+    /// the bytes asked for, before anything runs.
+    fn new(n: Option<usize>, team: eagle::TeamKind) -> Result<Seed, String> {
         let n = n.unwrap_or(if team == eagle::TeamKind::Device {
             1_000_000
         } else {
             100_000
         });
-        Seed {
-            omega: (0..n)
-                .map(|i| 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64)
-                .collect(),
-            x: filled(n, 1.0),
-            v: filled(n, 0.0),
-            t: filled(n, 0.0),
+        let mut omega = filled(n, 0.0)?;
+        for (i, w) in omega.iter_mut().enumerate() {
+            *w = 1.0 + 2.0 * i as f64 / (n.max(2) - 1) as f64;
         }
+        Ok(Seed {
+            omega,
+            x: filled(n, 1.0)?,
+            v: filled(n, 0.0)?,
+            t: filled(n, 0.0)?,
+        })
     }
 
     fn len(&self) -> usize {
@@ -326,10 +330,20 @@ impl Seed {
 /// `n` copies of `value`, written now. (`vec![0.0; n]` leaves pages the OS has not backed
 /// yet, and the run would pay for them when it writes the results home: on a 2-core AMD
 /// EPYC virtual machine that put the main job's single run at 8.3 ms median instead of 6.0.)
-fn filled(n: usize, value: f64) -> Vec<f64> {
-    let mut v = Vec::with_capacity(n);
+/// When memory cannot hold them: an error naming `n` and the bytes, never an abort.
+fn filled(n: usize, value: f64) -> Result<Vec<f64>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|e| {
+        let gb = n as f64 * 8.0 / 1e9;
+        format!(
+            "--n {}: the ensemble's 4 planes need {:.1} GB ({gb:.1} GB each), and memory \
+             cannot hold one ({e})",
+            group_thousands(n),
+            4.0 * gb
+        )
+    })?;
     v.resize(n, value);
-    v
+    Ok(v)
 }
 
 /// The `lanes:` line: width, ISA, where the width came from (and how many of the run's

@@ -58,13 +58,21 @@ impl<'a, R: Real + HostReal> WorkSet<'a, R> {
     /// A work set over the given input planes (borrowed, or owned) and mutable planes (the
     /// run's working copies), every sample active, slot `i` = sample `i`. All planes must
     /// have the same length.
+    ///
+    /// # Panics
+    /// When they do not (the launches read every plane up to the work set's length, so this
+    /// is checked in every build, not only in debug builds).
     pub fn new(ins: Vec<Cow<'a, [R]>>, params: Vec<R>, muts: Vec<WorkBuf<R>>) -> Self {
         let n = muts.first().map_or(0, |p| p.len());
-        debug_assert!(
-            ins.iter()
-                .map(|p| p.len())
-                .chain(muts.iter().map(|p| p.len()))
-                .all(|l| l == n)
+        let lens: Vec<usize> = ins
+            .iter()
+            .map(|p| p.len())
+            .chain(muts.iter().map(|p| p.len()))
+            .collect();
+        assert!(
+            lens.iter().all(|&l| l == n),
+            "WorkSet::new: every plane must have the first mutable plane's length {n}, got \
+             lengths {lens:?} (inputs first)"
         );
         Self {
             ins,
@@ -79,7 +87,11 @@ impl<'a, R: Real + HostReal> WorkSet<'a, R> {
     /// The same work set with each sample's status byte (`0` running, `1` finished, `2`
     /// failed) taken from `status` (caller order), e.g. to continue a stopped run.
     pub fn with_status(mut self, status: &[u8]) -> Self {
-        debug_assert_eq!(status.len(), self.terminated.len());
+        assert_eq!(
+            status.len(),
+            self.terminated.len(),
+            "WorkSet::with_status: one status byte per sample"
+        );
         self.terminated.copy_from_slice(status);
         self
     }
@@ -226,5 +238,32 @@ impl<'a, R: Real + HostReal> WorkSet<'a, R> {
             order.to_vec()
         };
         self.permuted = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "every plane must have the first mutable plane's length 4")]
+    fn a_short_plane_is_refused_in_every_build() {
+        let omega = [1.0f64; 3];
+        let _ = WorkSet::new(
+            vec![Cow::Borrowed(&omega[..])],
+            vec![],
+            vec![WorkBuf::copy_of(&[0.0f64; 4])],
+        );
+    }
+
+    #[test]
+    fn planes_of_one_length_make_a_work_set() {
+        let omega = [1.0f64; 4];
+        let w = WorkSet::new(
+            vec![Cow::Borrowed(&omega[..])],
+            vec![],
+            vec![WorkBuf::copy_of(&[0.0f64; 4])],
+        );
+        assert_eq!(w.len(), 4);
     }
 }

@@ -257,8 +257,9 @@ pub struct Options {
     /// Save points during the run (a trajectory); `None` (default) saves nothing.
     pub save: Option<SaveAt>,
     /// Most bytes the saved points may take (values and one status byte per point and
-    /// sample); `None`: only the machine's limits (available host memory, and free device
-    /// memory on a device team). A larger trajectory is refused before anything runs.
+    /// sample); `None`: 1 GiB. Either way also the machine's limits (available host memory,
+    /// and free device memory on a device team). A larger trajectory is refused before
+    /// anything runs, with a message naming its size and how to shrink it.
     pub trajectory_limit: Option<u64>,
 }
 

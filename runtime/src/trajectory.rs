@@ -83,6 +83,11 @@ fn host_available() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// The most bytes saved points may take when `Options::trajectory_limit` is not given:
+/// 1 GiB, so that a step cap meant as a safety net (`SaveAt::every` sizes for `max_steps /
+/// m` points) is never a silent multi-gigabyte allocation.
+pub const DEFAULT_TRAJECTORY_LIMIT: u64 = 1 << 30;
+
 impl SavePlan {
     /// Checks `save` against kernel `K`, `max_steps` and `n` samples, and sizes it against
     /// `limit` and the host's available memory. Nothing is allocated.
@@ -177,10 +182,17 @@ impl SavePlan {
             n,
             bytes,
         };
-        if let Some(l) = limit
-            && bytes > l
-        {
-            return Err(plan.too_large::<K>(l, "the trajectory limit (Options::trajectory_limit)"));
+        let (l, what) = match limit {
+            Some(l) => (l, "the trajectory limit (Options::trajectory_limit)"),
+            None => (
+                DEFAULT_TRAJECTORY_LIMIT,
+                "the default trajectory limit (1 GiB: give Options::trajectory_limit to allow \
+                 more; SaveAt::every sizes for max_steps, so an adaptive kernel that finishes \
+                 long before it may want SaveAt::times instead)",
+            ),
+        };
+        if bytes > l {
+            return Err(plan.too_large::<K>(l, what));
         }
         if let Some(avail) = host_available()
             && bytes > avail
@@ -226,7 +238,9 @@ impl SavePlan {
             bytes: self.bytes,
             limit: free,
             message: format!(
-                "the trajectory needs {} on the device ({} points x {} samples x {} planes),                  more than its free memory ({}): save fewer planes (SaveAt::planes), fewer                  points{f32_hint}, or run on the host team",
+                "the trajectory needs {} on the device ({} points x {} samples x {} planes), \
+                 more than its free memory ({}): save fewer planes (SaveAt::planes), fewer \
+                 points{f32_hint}, or run on the host team",
                 human(self.bytes),
                 self.points,
                 self.n,

@@ -156,9 +156,25 @@ fn refusals_name_the_problem_and_leave_planes_untouched() {
     let o = every(10, 1000).trajectory_limit(2_500_000);
     let mut e = start.clone();
     assert!(eagle::until_done(&deployed, o, e.planes(T_END, DT)).is_ok());
-    // More than any machine has: refused by the host memory check.
+    // More than any machine has: refused before anything is allocated.
     let huge = Options::new(1_000_000_000).save(SaveAt::every(1));
     assert!(matches!(refuse(huge), Error::TrajectoryTooLarge { .. }));
+    // A step cap meant as a safety net: 10^6 steps saved every 10 is 10^5 points x 1000
+    // samples x 25 bytes = 2.5 GB, over the default limit (1 GiB) without a word from the
+    // caller, so it is refused (the message says how to allow it) instead of allocated.
+    let e = refuse(every(10, 1_000_000));
+    let Error::TrajectoryTooLarge { bytes, limit, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!((*bytes, *limit), (2_500_000_000, 1 << 30));
+    let msg = e.to_string();
+    for part in [
+        "default trajectory limit",
+        "Options::trajectory_limit",
+        "SaveAt::times",
+    ] {
+        assert!(msg.contains(part), "{msg}");
+    }
     for (o, part) in [
         (every(0, 100), "SaveAt::every(0)"),
         (every(101, 100), "max_steps = 100"),

@@ -96,6 +96,11 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     const STEPS: Steps;
     /// Name of the generated GPU entry point in the PTX module.
     const ENTRY: &'static str;
+    /// The kernel's identity: a hash of its signature, body and settings and of hawk's
+    /// entry ABI, stored in the GPU module beside the entry (`hawk_id_<name>`). Deploy
+    /// refuses a module whose entry of this name carries another identity: another
+    /// kernel of the same name.
+    const IDENTITY: u64;
     /// The arguments of the GPU entry `hawk_<name>` (generated; the device teams' plumbing).
     #[doc(hidden)]
     type Step: crate::device::StepEntry<Self::Real> + 'static;

@@ -188,6 +188,27 @@ pub enum Error {
         /// Parameter sizes the PTX declares.
         found: Vec<u8>,
     },
+    /// The device module's kernel of this name is another kernel (its identity differs
+    /// from `Kernel::IDENTITY`: another body, other planes or settings, or another hawk):
+    /// a GPU would run that kernel's code. Nothing ran.
+    #[error(
+        "GPU module `{module}` holds another kernel named `{kernel}` ({}): a GPU would run \
+         that code, not this kernel's. Build this kernel into a module of your own \
+         (a kernel crate built by eagle-build, then `eagle::include_module!().deploy(..)`), \
+         or rename it if it clashes with a built-in of eagle's module",
+        match .found {
+            Some(_) => "its identity differs: another body, other planes or settings",
+            None => "the module stores no identity for it: built by an older eagle-build",
+        }
+    )]
+    OtherKernel {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The module's name.
+        module: String,
+        /// The identity the module stores for that name, if any.
+        found: Option<u64>,
+    },
     /// Save points (`Options::save`) that cannot be saved as asked.
     #[error("save points: {0}")]
     Save(String),

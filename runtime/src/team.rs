@@ -314,6 +314,10 @@ mod tests {
                     .collect();
                 format!(".visible .entry {}(\n{}\n)\n", e.symbol, params.join(",\n"))
             })
+            .chain([format!(
+                ".visible .global .align 8 .u64 hawk_id_oscillator = {};\n",
+                Oscillator::IDENTITY
+            )])
             .collect();
         let full = Module::ptx(&ptx, "sm_90").named("full");
         let w = why(best_device::<Oscillator>(None, Some(&full), |_| {
@@ -345,6 +349,20 @@ mod tests {
             w.contains("entry `hawk_oscillator` of GPU module `old`")
                 && w.contains(&format!("takes parameters of {declared} bytes"))
                 && w.contains("rebuild the module"),
+            "{w}"
+        );
+        // A module whose kernel of that name is another kernel (another identity).
+        let other = ptx.replace(
+            &format!("= {};", Oscillator::IDENTITY),
+            &format!("= {};", Oscillator::IDENTITY ^ 1),
+        );
+        let w = why(best_device::<Oscillator>(
+            None,
+            Some(&Module::ptx(&other, "sm_90").named("other")),
+            |_| host(),
+        ));
+        assert!(
+            w.contains("GPU module `other` holds another kernel named `oscillator`"),
             "{w}"
         );
         // A GPU that loads it: the device.

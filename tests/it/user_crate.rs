@@ -54,6 +54,9 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
         "saved points at t = 1..5: on the times exactly, host == emulated device",
         "with the built-in module: kernel `van_der_pol` cannot run from GPU module `hawk`: it \
          lacks the entries hawk_van_der_pol, hawk_van_der_pol_indexed",
+        "oscillator, built-in module: GPU module `hawk` holds another kernel named \
+         `oscillator`",
+        "oscillator, own module: host team == emulated device: bit for bit",
         "best team: ",
     ] {
         assert!(log.contains(line), "`{line}` not in:\n{log}");
@@ -68,7 +71,8 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
         "{log}"
     );
 
-    // The module: its own kernel, hawk's helpers, no built-in kernel; no spills.
+    // The module: its own kernels, hawk's helpers, no built-in kernel; no spills. Its
+    // `oscillator` is its own (another identity than eagle's built-in of that name).
     let ptx_path = log
         .lines()
         .find_map(|l| l.strip_prefix("ptx: "))
@@ -84,10 +88,16 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     ] {
         assert!(entries.contains(&e), "{e} not in {entries:?}");
     }
+    assert!(entries.contains(&"hawk_oscillator"), "{entries:?}");
     assert!(
-        !entries.iter().any(|e| e.starts_with("hawk_oscillator")),
+        !entries.iter().any(|e| e.starts_with("hawk_lorenz")),
         "{entries:?}"
     );
+    let own = module.kernel_identity("oscillator");
+    assert!(own.is_some_and(
+        |id| id != <eagle::hawk::builtin::Oscillator as eagle::hawk::Kernel>::IDENTITY
+    ));
+    assert!(module.kernel_identity("van_der_pol").is_some());
     let funcs = common::ptxas::assemble_without_spills(&ptx, "vdp_kernels");
     assert!(funcs.iter().any(|f| f.0 == "hawk_van_der_pol"));
 

@@ -146,6 +146,8 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
         quote!(#hawk::PlaneSpec { name: #n, role: #r })
     });
     let step_fns = step_fns(k);
+    let identity = k.identity;
+    let id_symbol = format_ident!("hawk_id_{}", k.name);
     let time = k.settings.time.as_ref().map(|t| {
         let ts = t.to_string();
         quote!(const TIME: Option<&'static str> = Some(#ts);)
@@ -161,11 +163,19 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
             const PLANES: &'static [#hawk::PlaneSpec] = &[#(#specs),*];
             const STEPS: #hawk::Steps = #steps;
             const ENTRY: &'static str = #entry;
+            const IDENTITY: u64 = #identity;
             type Step = #step_ty;
             type StepIndexed = #step_idx_ty;
             #time
             #step_fns
         }
+
+        /// The kernel's identity in the GPU module, where deploy reads it.
+        #[cfg(target_arch = "nvptx64")]
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        #[unsafe(no_mangle)]
+        pub static #id_symbol: u64 = #identity;
     }
 }
 

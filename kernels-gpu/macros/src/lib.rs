@@ -6,7 +6,8 @@
 //! - the function itself, generic over the lane type (the parameter is named `Scalar`),
 //! - a kernel type `Oscillator` implementing `hawk::Kernel` (name, planes, steps, one step),
 //! - a typed planes struct `OscillatorPlanes<'a>` (a missing plane is a compile error),
-//! - the GPU entry point `hawk_oscillator` behind `cfg(target_arch = "nvptx64")`.
+//! - the GPU entry point `hawk_oscillator` behind `cfg(target_arch = "nvptx64")`, and beside
+//!   it the kernel's identity `hawk_id_oscillator` (see `identity`), which deploy compares.
 //!
 //! A `next_save: NextSave` argument (each lane's next save time, `+inf` when none) makes
 //! `Kernel::step_to` the step (`NEXT_SAVE = true`); `step` and `step_or_fail` pass `+inf`.
@@ -20,6 +21,7 @@
 
 mod checks;
 mod generate;
+mod identity;
 mod parse;
 
 use proc_macro::TokenStream;

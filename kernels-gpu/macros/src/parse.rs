@@ -75,6 +75,8 @@ pub struct KernelDef {
     pub body: Box<Block>,
     /// The attribute's settings.
     pub settings: Settings,
+    /// The kernel's identity (see `identity`): stored in the GPU module beside its entries.
+    pub identity: u64,
 }
 
 impl KernelDef {
@@ -120,7 +122,9 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
     }
     let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
     checks::check_body(&f.block, &names)?;
+    let identity = crate::identity::of(&f.sig, &f.block, &settings);
     Ok(KernelDef {
+        identity,
         attrs: f.attrs,
         vis: f.vis,
         name: f.sig.ident,

@@ -50,7 +50,10 @@ pub(crate) fn entries<K: Kernel>() -> impl Iterator<Item = EntryDesc> {
 /// entries, the compaction and gather/scatter helpers, the WHILE condition), or declares
 /// one with other parameters than this runtime passes (a module built by another version),
 /// so a kernel missing from the module fails at deploy, the same way on every device
-/// team, instead of at its first launch on a GPU.
+/// team, instead of at its first launch on a GPU. Also refuses a module whose kernel of
+/// `K`'s name has another identity (`hawk::Kernel::IDENTITY`): another kernel of the same
+/// name (a user's kernel named like a built-in, deployed with eagle's module), whose entry
+/// a GPU would run in place of `K`'s body.
 pub(crate) fn check_entries<K: Kernel>(module: &Module<'_>) -> Result<(), Error> {
     let have: std::collections::HashSet<&str> = module.entries().collect();
     let missing: Vec<String> = entries::<K>()
@@ -64,6 +67,17 @@ pub(crate) fn check_entries<K: Kernel>(module: &Module<'_>) -> Result<(), Error>
             missing,
         });
     }
+    // Another kernel of this name first: its entries' parameters may differ too, and the
+    // clash, not the module's version, is what to fix.
+    let identity = module.kernel_identity(K::NAME);
+    let other = |found| Error::OtherKernel {
+        kernel: K::NAME,
+        module: module.name.to_owned(),
+        found,
+    };
+    if identity.is_some_and(|id| id != K::IDENTITY) {
+        return Err(other(identity));
+    }
     for e in entries::<K>() {
         let expected: Vec<u8> = e.params.iter().map(|p| p.1).collect();
         let found = module.entry_params(e.symbol).unwrap_or_default();
@@ -75,6 +89,9 @@ pub(crate) fn check_entries<K: Kernel>(module: &Module<'_>) -> Result<(), Error>
                 found,
             });
         }
+    }
+    if identity.is_none() {
+        return Err(other(None));
     }
     Ok(())
 }

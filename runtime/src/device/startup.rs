@@ -53,6 +53,34 @@ impl<'a> Module<'a> {
             .filter(|e| !e.is_empty())
     }
 
+    /// The identity the module stores for kernel `name` (`hawk_id_<name>`, see
+    /// `hawk::Kernel::IDENTITY`); `None` when it stores none (a module built before
+    /// identities, or not by `#[kernel]`).
+    pub fn kernel_identity(&self, name: &str) -> Option<u64> {
+        // rustc writes the `u64` static as bytes, little-endian, trailing zeros left out:
+        // `.visible .global .align 8 .b8 hawk_id_<name>[8] = {173, 239, 21};`
+        // (`.u64 hawk_id_<name> = <decimal>;` is read too).
+        let symbol = format!(" hawk_id_{name}");
+        let line = self.ptx.lines().find(|l| {
+            l.split_once(&symbol)
+                .is_some_and(|(_, rest)| rest.starts_with(['[', ' ']))
+        })?;
+        let value = line.split_once('=')?.1.trim().trim_end_matches(';').trim();
+        match value.strip_prefix('{') {
+            Some(bytes) => {
+                let bytes: Vec<u8> = bytes
+                    .trim_end_matches('}')
+                    .split(',')
+                    .map(|b| b.trim().parse().ok())
+                    .collect::<Option<_>>()?;
+                let mut le = [0u8; 8];
+                le.get_mut(..bytes.len())?.copy_from_slice(&bytes);
+                Some(u64::from_le_bytes(le))
+            }
+            None => value.parse().ok(),
+        }
+    }
+
     /// The parameter sizes in bytes of entry `symbol`, in order, as the PTX declares them
     /// (`.param .u32` is 4, `.param .u64 .ptr` 8); `None` when the module lacks the entry.
     pub fn entry_params(&self, symbol: &str) -> Option<Vec<u8>> {
@@ -235,6 +263,21 @@ pub(crate) fn obtain_in<L: ModuleLoader>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Identities as rustc writes them (bytes, trailing zeros left out) and as decimals;
+    /// a name that only starts like another's is not it.
+    #[test]
+    fn kernel_identity_reads_the_module() {
+        let ptx = ".visible .global .align 8 .b8 hawk_id_decay_f32[8] = {1, 2};\n\
+                   .visible .global .align 8 .b8 hawk_id_decay[8] = {143, 221, 246, 130, 44, 114, 21};\n\
+                   .visible .global .align 8 .u64 hawk_id_lorenz = 18446744073709551615;\n";
+        let m = Module::ptx(ptx, "sm_90");
+        assert_eq!(m.kernel_identity("decay"), Some(0x0015_722c_82f6_dd8f));
+        assert_eq!(m.kernel_identity("decay_f32"), Some(0x0201));
+        assert_eq!(m.kernel_identity("lorenz"), Some(u64::MAX));
+        assert_eq!(m.kernel_identity("deca"), None);
+        assert_eq!(m.kernel_identity("lorenz_rk4"), None);
+    }
 
     /// A device whose "images" are `IMG:` + the PTX; counts what it was asked to do.
     struct Mock {

@@ -1,9 +1,11 @@
 //! A Van der Pol parameter sweep from a user's own kernel crate: on the host team, on the
 //! emulated device from the crate's own GPU module (bit for bit the same), and refused with
-//! a typed error when deployed with a module that lacks the kernel (eagle's built-in one).
+//! a typed error when deployed with a module that lacks the kernel (eagle's built-in one);
+//! and a kernel named like one of eagle's built-ins, refused with eagle's module (which holds
+//! the other kernel of that name), run from the crate's own.
 
 use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
-use vdp_kernels::{VanDerPol, VanDerPolPlanes};
+use vdp_kernels::{Oscillator, OscillatorPlanes, VanDerPol, VanDerPolPlanes};
 
 /// The sweep's state planes after a run.
 #[derive(Clone, PartialEq)]
@@ -146,6 +148,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(_) => return Err("the built-in module was accepted for a kernel it lacks".into()),
     }
 
+    // `oscillator` is a built-in's name too: eagle's module holds that other kernel and is
+    // refused (a GPU would run its code); this crate's module runs this one, as the host.
+    match builtin.deploy(Oscillator, Target::Emulated) {
+        Err(e @ Error::OtherKernel { .. }) => println!("oscillator, built-in module: {e}"),
+        Err(e) => return Err(format!("expected OtherKernel, got: {e}").into()),
+        Ok(_) => return Err("the built-in module was accepted for another kernel".into()),
+    }
+    let on_host = damped(module.deploy(Oscillator, Target::Host(Default::default()))?)?;
+    let on_emulated = damped(module.deploy(Oscillator, Target::Emulated)?)?;
+    assert!(same_bits(&on_host, &on_emulated), "damped oscillator: host != emulated");
+    println!("oscillator, own module: host team == emulated device: bit for bit");
+
     // The best team: a GPU when one is usable (from this crate's cubin or PTX), else the
     // host. Every team gives the same bits.
     let best = module.deploy(VanDerPol, eagle::Target::Best)?;
@@ -160,4 +174,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("best team == host team: bit for bit");
     Ok(())
+}
+
+/// x at t = 10 of 64 damped oscillators, omega in [1, 2).
+fn damped(deployed: Deployed<Oscillator>) -> Result<Vec<f64>, Error> {
+    let n = 64;
+    let omega: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / n as f64).collect();
+    let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
+    let planes = OscillatorPlanes {
+        omega: &omega,
+        t_end: 10.0,
+        dt: 1e-3,
+        x: &mut x,
+        v: &mut v,
+        t: &mut t,
+    };
+    let mut runner = eagle::until_done(&deployed, 100_000, planes)?;
+    runner.run()?;
+    runner.to_host()?;
+    drop(runner);
+    Ok(x)
 }

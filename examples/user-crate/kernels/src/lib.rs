@@ -1,6 +1,6 @@
 //! Van der Pol oscillators, `x'' - mu (1 - x^2) x' + x = 0`, one per sample, swept over
 //! `mu`, with the adaptive Tsitouras 5(4) method of `hawk::methods`: a kernel eagle does not
-//! ship, in a crate of its own.
+//! ship, in a crate of its own; and a damped oscillator named like eagle's built-in one.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
@@ -53,4 +53,24 @@ pub fn van_der_pol(
     *rejected = s.rejected;
     *terminated = out.terminated;
     *failed = out.collapsed;
+}
+
+/// A damped oscillator with the name of eagle's built-in `oscillator` (which is undamped),
+/// and its planes: fine in this crate's own module, refused with eagle's (whose
+/// `oscillator` is another kernel).
+#[kernel(steps = "auto", time = t)]
+pub fn oscillator(
+    omega: Scalar,
+    t_end: Param,
+    dt: Param,
+    terminated: &mut Terminated,
+    x: &mut Scalar,
+    v: &mut Scalar,
+    t: &mut Scalar,
+) {
+    let (x0, v0) = (*x, *v);
+    *x = x0 + dt * v0;
+    *v = v0 - dt * (omega * omega * x0 + Scalar::splat(0.1) * v0);
+    *t += dt;
+    *terminated = t.simd_ge(t_end);
 }

@@ -29,7 +29,7 @@ cp target/release/profile-your-run "$B/bin/"
 # loads a user's cubin.
 scripts/user-crate.sh "$(mktemp -d)" >/dev/null
 cp target/user-crate/release/vdp-app "$B/bin/"
-bench_json=$(cargo bench --no-run --message-format=json 2>/dev/null || true)
+bench_json=$(cargo bench --workspace --features eagle-cli/card --no-run --message-format=json 2>/dev/null || true)
 echo "$bench_json" | python3 -c '
 import json, sys, shutil
 for line in sys.stdin:

@@ -18,16 +18,23 @@ scripts/user-crate.sh "$(mktemp -d)" >target/user-crate-warm.log 2>&1 &
 warm=$!
 trap 'kill $warm 2>/dev/null || true' EXIT
 cargo fmt --all -- --check
-# One lint pass over every target, with the NVTX ranges (feature `nvtx`) compiled in.
-cargo clippy --workspace --all-targets --release --features eagle/nvtx -- -D warnings
-# Test builds have MPI and the card (dev-dependencies turn them on); the libraries and the
-# main job without them must stay lint-clean too (a check of two crates: cheap).
+# The test build's features: the card (eagle-cli's `card`: its module, binary, bench and
+# tests) and MPI (dev-dependencies turn it on).
+FEATURES=eagle-cli/card
+# One lint pass over every target, with the test build's features (so the build scripts it
+# runs, eagle's GPU module above all, serve the test build too).
+cargo clippy --workspace --all-targets --release --features "$FEATURES" -- -D warnings
+# The libraries and the main job without them, and the NVTX ranges (feature `nvtx`), must
+# stay lint-clean too (checks of a few crates: cheap).
 cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
+cargo clippy -p eagle-runtime --release --features nvtx -- -D warnings
 phase lints
-# eagle-cli's card (every workload on every lane shape) is the costliest crate to build:
-# here it is built at opt-level 1 (the tests check its results, which are the same bits at
-# any opt-level: Rust never reassociates or fuses floating point); `cargo bench` and
-# `cargo run --release` build it at the release profile's opt-level 3.
-cargo test --workspace --release --config 'profile.release.package.eagle-cli.opt-level=1'
+# eagle-cli's card (every workload on every lane shape) is the costliest crate to build;
+# only eagle-cli's own tests use it, so it builds beside the `it` binary, not before it.
+# Here it is built at opt-level 1 (the tests check its results, which are the same bits at
+# any opt-level: Rust never reassociates or fuses floating point); `cargo card` builds it
+# at the release profile's opt-level 3.
+cargo test --workspace --release --features "$FEATURES" \
+  --config 'profile.release.package.eagle-cli.opt-level=1'
 phase tests
 wait $warm 2>/dev/null || echo "(the background user-crate build failed: see target/user-crate-warm.log)"

@@ -6,7 +6,6 @@
 mod common;
 
 mod bad_input;
-mod card;
 mod device_emulated;
 mod device_gpu;
 mod host_oscillator;
@@ -15,7 +14,6 @@ mod math_device;
 mod no_driver;
 mod ptx;
 mod report;
-mod shard;
 mod trajectory;
 mod trust;
 mod user_crate;

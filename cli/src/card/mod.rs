@@ -2,9 +2,9 @@
 //! useful FLOP/s (only the steps of samples still running) and issued bytes/s (what the
 //! arm's passes really move), each also as a fraction of the team's own peak.
 //!
-//! `cargo bench --bench card` writes `target/card/card.md`, `card.json`, `card.svg` and
-//! `slots.svg`; the `card` binary runs one workload on one arm from the command line (for
-//! profilers).
+//! `cargo card` (`cargo bench -p eagle-cli --features card --bench card`) writes
+//! `target/card/card.md`, `card.json`, `card.svg` and `slots.svg`; the `card` binary runs
+//! one workload on one arm from the command line (for profilers).
 
 mod ensemble;
 mod figures;

@@ -2,14 +2,23 @@
 //! team exists), timed by criterion, then written as `target/card/card.{md,json,svg}` and
 //! `slots.svg` with criterion's medians.
 //!
-//! `EAGLE_CARD_N=4096 cargo bench --bench card` shrinks every workload for a quick look;
-//! `cargo bench --bench card -- lorenz` runs only the matching workloads.
+//! `EAGLE_CARD_N=4096 cargo bench -p eagle-cli --features card --bench card` shrinks every workload for a quick look;
+//! `cargo bench -p eagle-cli --features card --bench card -- lorenz` runs only the matching workloads.
 
 use criterion::Criterion;
 use eagle::HostConfig;
 use eagle_cli::card::{Arm, Card, Workload};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// The workspace's target folder (`CARGO_TARGET_DIR` when set): benches run in their
+/// package's folder, cli/.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    )
+}
 
 fn n_for(w: Workload) -> usize {
     std::env::var("EAGLE_CARD_N")
@@ -20,9 +29,8 @@ fn n_for(w: Workload) -> usize {
 
 /// Criterion's median for `group/name`, in seconds.
 fn median_s(group: &str, name: &str) -> Option<f64> {
-    let target = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into());
-    let home = std::env::var("CRITERION_HOME")
-        .map_or(PathBuf::from(&target).join("criterion"), PathBuf::from);
+    let home =
+        std::env::var("CRITERION_HOME").map_or(target_dir().join("criterion"), PathBuf::from);
     let path = home.join(group).join(name).join("new/estimates.json");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
@@ -80,7 +88,7 @@ fn main() {
     }
     let card = Card::new(rows);
     println!("\n{}", card.markdown());
-    match card.write(&PathBuf::from("target/card")) {
+    match card.write(&target_dir().join("card")) {
         Ok(paths) => {
             for p in paths {
                 println!("card written: {}", p.display());

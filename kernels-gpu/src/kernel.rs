@@ -294,6 +294,8 @@ pub unsafe fn run_sample<K: Kernel>(
 where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
+    // SAFETY: this function's contract: `terminated` is valid at `i`, and `sample_with`
+    // gets the same pointers, index and save target.
     unsafe {
         if *terminated.add(i) != ACTIVE {
             return (false, 0);
@@ -309,6 +311,9 @@ where
 }
 
 /// [`run_sample`] for an active sample with saver `S`.
+///
+/// # Safety
+/// As [`run_sample`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn sample_with<'t, K: Kernel, S: Saver<'t, K, K::Real>>(
@@ -324,6 +329,9 @@ unsafe fn sample_with<'t, K: Kernel, S: Saver<'t, K, K::Real>>(
 where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
+    // SAFETY: the contract of `run_sample`: every plane pointer is valid at `i` and no
+    // other thread touches index `i`; the saver's target and `ids` are valid for sample
+    // `ids.id(i)`, written by this thread only (the scalar lane's group is slot `i` alone).
     unsafe {
         let inv = K::Ins::<K::Real>::from_fn(|j| *ins[j].add(i));
         let par = K::Params::<K::Real>::from_fn(|j| params[j]);

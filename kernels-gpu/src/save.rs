@@ -54,8 +54,11 @@ pub struct SaveTarget<R> {
     pub time: u32,
 }
 
-// SAFETY: a launch gives every sample id to one thread (lane group) only.
+// SAFETY: the pointers are the whole ensemble's buffers, shared by a launch's threads; a
+// launch gives every sample id to one thread (lane group) only, so no two threads write the
+// same element, and `times` is only read.
 unsafe impl<R: Send> Send for SaveTarget<R> {}
+// SAFETY: as for `Send`: through a shared target, threads write disjoint sample ids only.
 unsafe impl<R: Sync> Sync for SaveTarget<R> {}
 
 impl<R: Real> SaveTarget<R> {
@@ -86,6 +89,8 @@ impl<R: Real> SaveTarget<R> {
         let (mut lo, mut hi) = (0u32, self.points);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            // SAFETY: `mid < points`, and in times mode (the only caller) `times` holds
+            // `points` values.
             if unsafe { *self.times.add(mid as usize) } <= t {
                 lo = mid + 1;
             } else {
@@ -98,6 +103,8 @@ impl<R: Real> SaveTarget<R> {
     #[inline(always)]
     fn time_of(&self, j: u32) -> R {
         if j < self.points {
+            // SAFETY: `j < points`, and in times mode (the only caller) `times` holds
+            // `points` values.
             unsafe { *self.times.add(j as usize) }
         } else {
             R::from_f64(f64::INFINITY)
@@ -105,16 +112,24 @@ impl<R: Real> SaveTarget<R> {
     }
 
     /// Writes one lane's saved planes and status at point `j` for sample `id`.
+    ///
+    /// # Safety
+    /// `j < points`, `id < n`, the buffers valid as the fields document, and no other
+    /// thread writes sample `id` meanwhile.
     #[inline(always)]
     unsafe fn write_one<L: Lane<Elem = R>>(&self, muts: &[L], l: usize, j: u32, id: usize, s: u8) {
         let (n, p) = (self.n as usize, self.points as usize);
         let mut q = 0;
         for (m, v) in muts.iter().enumerate() {
             if self.planes >> m & 1 == 1 {
+                // SAFETY: `q` counts the saved planes so far, so `q < planes.count_ones()`;
+                // with `j < points` and `id < n` (the caller's contract) the index is inside
+                // `data`.
                 unsafe { *self.data.add((q * p + j as usize) * n + id) = v.lane(l) };
                 q += 1;
             }
         }
+        // SAFETY: `j < points` and `id < n` (the caller's contract): inside `status`.
         unsafe { *self.status.add(j as usize * n + id) = s };
     }
 }
@@ -139,7 +154,9 @@ impl SlotIds {
     pub unsafe fn id(self, s: usize) -> usize {
         match self {
             SlotIds::Same => s,
+            // SAFETY: the caller guarantees the list is valid for index `s`.
             SlotIds::Wide(p) => unsafe { *p.add(s) },
+            // SAFETY: as above.
             SlotIds::Narrow(p) => unsafe { *p.add(s) as usize },
         }
     }
@@ -170,7 +187,10 @@ pub trait Saver<'t, K: Kernel, L: Lane<Elem = K::Real>>: Sized {
     /// time is `<=` the initial time.
     ///
     /// # Safety
-    /// `target`'s buffers and `ids` must be valid for the group's samples.
+    /// `target`'s buffers and `ids` must be valid for the group's samples (slots `slot ..
+    /// slot + L::WIDTH`), no other thread may write those samples' points while the saver
+    /// is used, and the launch must not step past the target's last point (steps mode:
+    /// `(step0 + steps) / every <= points`).
     unsafe fn begin(
         target: &'t SaveTarget<K::Real>,
         ids: SlotIds,
@@ -249,17 +269,31 @@ pub struct GroupSave<'t, L: Lane> {
 }
 
 impl<L: Lane> GroupSave<'_, L> {
+    /// The caller sample of lane `l`.
+    ///
+    /// # Safety
+    /// `l < L::WIDTH`.
     #[inline(always)]
     unsafe fn id(&self, l: usize) -> usize {
+        // SAFETY: `begin`'s contract: `ids` is valid for the group's slots `slot + l`,
+        // `l < WIDTH`.
         unsafe { self.ids.id(self.slot + l) }
     }
 
     /// Writes point `j` of every lane not in `start` (steps mode).
+    ///
+    /// # Safety
+    /// `j < points`.
     #[inline(always)]
     unsafe fn write_group(&self, muts: &[L], j: u32, term: L::Mask, failed: L::Mask) {
         let t = self.t;
         let (n, p, w) = (t.n as usize, t.points as usize, L::WIDTH);
         let (tb, fb, sb) = (term.to_bits(), failed.to_bits(), self.start.to_bits());
+        // SAFETY: `begin`'s contract: the target's buffers are valid for the group's samples,
+        // which no other thread writes. With `SlotIds::Same` lane `l` is sample `slot + l`,
+        // so the group's values of a plane at point `j < points` are `w` consecutive elements
+        // of `data`, and its statuses `w` consecutive bytes of `status`; otherwise each lane
+        // goes through `write_one` with `id(l)` (`l < w`).
         unsafe {
             if let (SlotIds::Same, 0) = (self.ids, sb) {
                 // The common case: consecutive samples, every lane written: vector stores,
@@ -291,14 +325,20 @@ impl<L: Lane> GroupSave<'_, L> {
 
     /// Times mode: saves every point lane `l` reached (times `<=` its time), from the one
     /// at its current save time on, and moves its save time on.
+    ///
+    /// # Safety
+    /// `l < L::WIDTH`.
     #[inline(always)]
     unsafe fn save_lane(&mut self, muts: &[L], l: usize, term: u64, failed: u64) {
         let t = self.t;
         let now = muts[t.time as usize].lane(l);
+        // SAFETY: `l < WIDTH` (the caller's contract).
         let id = unsafe { self.id(l) };
         let s = status_of(term, failed, l);
         let mut j = t.index_of(self.save_at.lane(l));
         while j < t.points && t.time_of(j) <= now {
+            // SAFETY: `j < points`; `id` is the lane's sample, valid for the target and
+            // written by this group only (`begin`'s contract).
             unsafe { t.write_one(muts, l, j, id, s) };
             j += 1;
         }
@@ -314,6 +354,8 @@ impl<R: Real> SaveTarget<R> {
         let (mut lo, mut hi) = (0u32, self.points);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            // SAFETY: `mid < points`, and in times mode (the only caller) `times` holds
+            // `points` values.
             if unsafe { *self.times.add(mid as usize) } < at {
                 lo = mid + 1;
             } else {
@@ -392,6 +434,8 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
             if s == self.next_s {
                 let j = (self.t.step0 + u64::from(s)) / u64::from(self.t.every) - 1;
                 let st = copy_of::<K, L>(muts);
+                // SAFETY: `j < points`: a launch never runs its samples past the target's
+                // last point (`begin`'s contract).
                 unsafe { self.write_group(st.as_slice(), j as u32, terminated, failed) };
                 self.next_s = self.next_s.saturating_add(self.t.every);
             }
@@ -403,6 +447,7 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
                 let (h, tb, fb) = (hit.to_bits(), terminated.to_bits(), failed.to_bits());
                 for l in 0..L::WIDTH {
                     if h >> l & 1 == 1 {
+                        // SAFETY: `l < WIDTH`.
                         unsafe { self.save_lane(m, l, tb, fb) };
                     }
                 }
@@ -434,8 +479,11 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
             } else {
                 t.first_after(m[t.time as usize].lane(l))
             };
+            // SAFETY: `l < WIDTH`.
             let (id, s) = (unsafe { self.id(l) }, status_of(tb, fb, l));
             for j in from..t.points {
+                // SAFETY: `j < points`; `id` is the lane's sample, valid for the target and
+                // written by this group only (`begin`'s contract).
                 unsafe { t.write_one(m, l, j, id, s) };
             }
         }

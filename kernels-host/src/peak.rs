@@ -56,6 +56,7 @@ macro_rules! fma_loops {
                 // SAFETY: the ISA was checked with `available()` by the caller.
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx512 => unsafe { $avx512(iters) },
+                // SAFETY: as above.
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx2 => unsafe { $avx2(iters) },
                 _ => $loop::<{ 16 / size_of::<$t>() }>(iters),

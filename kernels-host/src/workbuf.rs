@@ -32,6 +32,7 @@ pub struct WorkBuf<R: Copy> {
 
 // SAFETY: a `WorkBuf` owns its elements like a `Vec` does.
 unsafe impl<R: Copy + Send> Send for WorkBuf<R> {}
+// SAFETY: as for `Send`: shared, it hands out `&[R]` only.
 unsafe impl<R: Copy + Sync> Sync for WorkBuf<R> {}
 
 /// The layout of a buffer of `cap` elements (`None`: nothing allocated).

@@ -37,8 +37,11 @@ pub(crate) struct Ptrs<R> {
     pub ids: SlotIds,
 }
 
-// SAFETY: a launch hands disjoint index ranges to different threads.
+// SAFETY: the pointers address the work set's planes, borrowed mutably for the launch; a
+// launch hands disjoint index ranges to different threads, so no element is written by
+// two threads or read by one while another writes it.
 unsafe impl<R: Send> Send for Ptrs<R> {}
+// SAFETY: as for `Send`: the threads sharing the views touch disjoint index ranges.
 unsafe impl<R: Sync> Sync for Ptrs<R> {}
 
 /// Copies `src` into a new vector in slot order `order`.

@@ -20,6 +20,8 @@ fn run_all<L: Lane>(xs: &[L::Elem], ys: &[L::Elem]) -> Vec<Vec<L::Elem>> {
     let mut col = |f: &dyn Fn(L, L) -> L| {
         let mut v = vec![xs[0]; xs.len()];
         for i in (0..xs.len()).step_by(w) {
+            // SAFETY: the tests pass `N` arguments in `xs` and in `ys`, a multiple of every
+            // width, so `i + w <= N`: `WIDTH` elements from `i` are inside `xs`, `ys`, `v`.
             unsafe {
                 f(L::load(xs.as_ptr().add(i)), L::load(ys.as_ptr().add(i)))
                     .store(v.as_mut_ptr().add(i))
@@ -80,18 +82,24 @@ where
     let mut v = Vec::new();
     macro_rules! widths {
         ($isa:expr, $run:ident) => {
+            // SAFETY: `$run` is `portable` or an ISA variant this CPU has (checked with
+            // `available()` where the macro is used); the arguments as in `run_all`.
             v.push((format!("{:?} x2", $isa), unsafe {
                 $run::<Simd<R, 2>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x4", $isa), unsafe {
                 $run::<Simd<R, 4>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x8 multi", $isa), unsafe {
                 $run::<Multi<Simd<R, 4>, 2>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x12 multi", $isa), unsafe {
                 $run::<Multi<Simd<R, 4>, 3>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x32", $isa), unsafe {
                 $run::<Simd<R, 32>>(xs, ys)
             }));

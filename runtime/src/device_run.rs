@@ -154,10 +154,14 @@ pub(crate) struct Session<B: Backend> {
 }
 
 fn bytes_of<R>(s: &[R]) -> &[u8] {
+    // SAFETY: callers pass `f32`/`f64` planes and `u32` lists: no padding bytes; the view
+    // covers exactly the slice's bytes and borrows it.
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
 fn bytes_of_mut<R>(s: &mut [R]) -> &mut [u8] {
+    // SAFETY: callers pass `f32`/`f64` planes: no padding, and every bit pattern is a valid
+    // value; the view covers exactly the slice's bytes and borrows it mutably.
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
 }
 

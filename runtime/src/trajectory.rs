@@ -335,6 +335,7 @@ fn first_touch<T: Copy + Send + Sync>(v: &mut [T], zero: T) {
     let touch = |c: &mut [T]| {
         for x in c.iter_mut().step_by((PAGE / size).max(1)) {
             // Volatile: a plain store of zero into zeroed memory may be optimized away.
+            // SAFETY: `x` is a `&mut T`: valid, aligned and exclusively borrowed.
             unsafe { std::ptr::write_volatile(x, zero) };
         }
     };

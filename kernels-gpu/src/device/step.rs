@@ -32,6 +32,8 @@ pub unsafe fn save_target<R: Real>(
         status,
         times,
         every,
+        // SAFETY: `data` is not null here, so `step0` points to a live `u64` (the caller's
+        // contract).
         step0: unsafe { *step0 },
         points,
         n,
@@ -68,7 +70,11 @@ pub unsafe fn step_thread<K: Kernel>(
     } else {
         SlotIds::Narrow(save_ids)
     };
+    // SAFETY: `step_slot` calls `run` with `s = i < n` only, for which the caller guarantees
+    // `run_sample`'s contract (each thread has its own `i`).
     let run = |s| unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, ids).0 };
+    // SAFETY: the identity gives every `i < n` an index `run` may use; `active` is valid
+    // (the caller's contract).
     unsafe { step_slot(i, n, |i| i, run, active) }
 }
 
@@ -93,10 +99,16 @@ pub unsafe fn step_indexed_thread<K: Kernel>(
 ) where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
+    // SAFETY: `step_slot` calls `sample` with `i < n_active` only, and `idx` holds
+    // `n_active` indices (the caller's contract).
     let sample = |i| unsafe { *idx.add(i) } as usize;
     // The index list names caller ids: saved points go to sample `s` itself.
     let same = SlotIds::Same;
+    // SAFETY: `s` is one of `idx`'s distinct, in-range indices, for which the caller
+    // guarantees `run_sample`'s contract; distinct, so no two threads run the same sample.
     let run = |s| unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, same).0 };
+    // SAFETY: `sample` gives every `i < n_active` an index `run` may use; `active` is valid
+    // (the caller's contract).
     unsafe { step_slot(i, n_active, sample, run, active) }
 }
 
@@ -116,6 +128,7 @@ unsafe fn step_slot(
     active: *mut u32,
 ) {
     if i < slots as usize && run(sample(i)) {
+        // SAFETY: `active` is a live `u32` (the caller's contract).
         unsafe { count_one(active) };
     }
 }

@@ -118,6 +118,8 @@ pub trait Lane:
     /// (`core::arch::x86_64::_mm_sfence`) before any other thread reads what it wrote.
     #[inline(always)]
     unsafe fn store_stream(self, p: *mut Self::Elem) {
+        // SAFETY: `p` is valid for writing `WIDTH` elements (this method's contract, which
+        // is `store`'s).
         unsafe { self.store(p) }
     }
     /// Lane `i`'s value.

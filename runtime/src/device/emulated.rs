@@ -34,6 +34,7 @@ struct Held<A>(A);
 // SAFETY: the pointers address memory the emulated backend owns and moves with it; a
 // launch runs on the thread that drives the backend.
 unsafe impl<A> Send for Held<A> {}
+// SAFETY: as for `Send`: a shared `Held` is run by the thread that drives the backend only.
 unsafe impl<A> Sync for Held<A> {}
 
 impl<A: EntryArgs> Grid for Held<A> {
@@ -168,6 +169,8 @@ impl EmulatedBackend {
     fn exec(&mut self, op: &Op) -> Result<(), Error> {
         self.usable()?;
         match op {
+            // SAFETY: the orchestration zeroes `bytes` bytes inside one of this backend's
+            // allocations (host memory, freed only when the backend drops).
             Op::Zero(p, bytes) => unsafe { std::ptr::write_bytes(*p as *mut u8, 0, *bytes) },
             Op::Launch {
                 grid,
@@ -227,11 +230,17 @@ impl Backend for EmulatedBackend {
     }
     fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
         self.usable()?;
+        // SAFETY: the orchestration passes an allocation of this backend (host memory)
+        // with room for `src.len()` bytes at `dst`; `src` is a host slice, never device
+        // memory, so they do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
         Ok(())
     }
     fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
         self.usable()?;
+        // SAFETY: the orchestration passes an allocation of this backend (host memory)
+        // holding `dst.len()` bytes at `src`; `dst` is borrowed mutably, so they do not
+        // overlap.
         unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
@@ -280,6 +289,8 @@ impl Backend for EmulatedBackend {
                 self.exec(op)?;
             }
             match while_cond {
+                // SAFETY: `c` is the 4-byte condition allocation the WHILE graph was built
+                // with, alive as long as the backend.
                 Some(c) if unsafe { *(c as *const u32) } != 0 => continue,
                 _ => break,
             }

@@ -276,8 +276,9 @@ pub fn advance_checked<'t, K: Kernel, L: Lane<Elem = K::Real>, S: Saver<'t, K, L
 ///
 /// # Safety
 /// Every pointer must be valid for index `i` (reads for `ins`, reads and writes for `muts`
-/// and `terminated`), and no other thread may touch index `i` meanwhile; `save`'s buffers
-/// must be valid for sample `ids.id(i)`.
+/// and `terminated`), and no other thread may touch index `i` meanwhile; `ids` must be
+/// valid for `i`, and when `save` is on it must cover sample `ids.id(i)` and `k` steps
+/// ([`SaveTarget::covers`]), with no other thread saving points of that sample meanwhile.
 #[doc(hidden)]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -330,8 +331,9 @@ where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
     // SAFETY: the contract of `run_sample`: every plane pointer is valid at `i` and no
-    // other thread touches index `i`; the saver's target and `ids` are valid for sample
-    // `ids.id(i)`, written by this thread only (the scalar lane's group is slot `i` alone).
+    // other thread touches index `i`; `ids` is valid for `i`, and the target covers sample
+    // `ids.id(i)` and the launch's `k` steps, saved by this thread only (the scalar lane's
+    // group is slot `i` alone): `S::begin`'s contract.
     unsafe {
         let inv = K::Ins::<K::Real>::from_fn(|j| *ins[j].add(i));
         let par = K::Params::<K::Real>::from_fn(|j| params[j]);

@@ -29,29 +29,33 @@ use crate::lane::{Lane, LaneArray, Mask, Real};
 
 /// Where and when a launch saves points. The buffers cover the whole ensemble; every index
 /// is a caller sample id.
+///
+/// Launches write through its pointers, so a target is made only by the unsafe
+/// [`SaveTarget::new`], whose contract makes them valid, or is [`SaveTarget::NONE`]; a safe
+/// launch checks with [`SaveTarget::covers`] that its samples and steps stay inside it.
 #[derive(Clone, Copy, Debug)]
 pub struct SaveTarget<R> {
     /// Saved values: `data[(q * points + j) * n + id]` for saved plane `q`, point `j`,
     /// sample `id`. Null: the launch saves nothing.
-    pub data: *mut R,
+    data: *mut R,
     /// Point statuses: `status[j * n + id]` ([`NOT_REACHED`], or the sample's status byte
     /// plus one).
-    pub status: *mut u8,
+    status: *mut u8,
     /// The save times (times mode, `points` of them, strictly increasing); null when saving
     /// every `every` steps.
-    pub times: *const R,
+    times: *const R,
     /// A point after every `every` global steps (steps mode); 0 in times mode.
-    pub every: u32,
+    every: u32,
     /// Global steps of the run taken before this launch.
-    pub step0: u64,
+    step0: u64,
     /// Points per sample.
-    pub points: u32,
+    points: u32,
     /// Samples in the ensemble (the stride of the buffers).
-    pub n: u32,
+    n: u32,
     /// Bit `j` set: mutable plane `j` is saved (saved planes keep declaration order).
-    pub planes: u32,
+    planes: u32,
     /// Times mode: the time plane's index among the mutable planes.
-    pub time: u32,
+    time: u32,
 }
 
 // SAFETY: the pointers are the whole ensemble's buffers, shared by a launch's threads; a
@@ -75,10 +79,74 @@ impl<R: Real> SaveTarget<R> {
         time: 0,
     };
 
+    /// A target over the whole ensemble's buffers: `n` samples, `points` points each, the
+    /// mutable planes whose bit is set in `planes` (bit `j`: mutable plane `j`, saved in
+    /// declaration order). Steps mode: a point after every `every` global steps, `step0`
+    /// of them taken before the launch. Times mode (`every == 0`): point `j` at
+    /// `times[j]` (strictly increasing, else points land on the wrong times), `time` the
+    /// time plane's index among the mutable planes. A null `data` gives
+    /// [`SaveTarget::NONE`]: nothing else is read.
+    ///
+    /// # Safety
+    /// Unless `data` is null, for as long as any launch uses the target (or a copy of it):
+    /// - `data` is valid for reads and writes of `planes.count_ones() * points * n` values,
+    ///   saved plane `q`, point `j`, sample `id` at `(q * points + j) * n + id`;
+    /// - `status` is valid for reads and writes of `points * n` bytes (`j * n + id`);
+    /// - in times mode (`every == 0`), `times` is valid for reading `points` values;
+    /// - nothing else reads or writes these buffers while a launch runs, and they do not
+    ///   overlap each other or the launch's planes.
+    ///
+    /// A launch writes sample `id`'s points only for the samples it runs, each from one
+    /// thread, and only up to its last step: a safe launch checks that with
+    /// [`SaveTarget::covers`]; an unsafe one (`run_sample`, the GPU entries) asks it of its
+    /// caller.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub unsafe fn new(
+        data: *mut R,
+        status: *mut u8,
+        times: *const R,
+        every: u32,
+        step0: u64,
+        points: u32,
+        n: u32,
+        planes: u32,
+        time: u32,
+    ) -> Self {
+        if data.is_null() {
+            return Self::NONE;
+        }
+        SaveTarget {
+            data,
+            status,
+            times,
+            every,
+            step0,
+            points,
+            n,
+            planes,
+            time,
+        }
+    }
+
     /// `true` when this launch saves points.
     #[inline(always)]
     pub fn on(&self) -> bool {
         !self.data.is_null()
+    }
+
+    /// `true` when a launch of up to `k` steps over caller samples `0..samples` stays inside
+    /// this target: every sample id is below its `n` and, saving every `every` steps, the
+    /// launch's last step reaches no point past its `points`. Always `true` for
+    /// [`SaveTarget::NONE`].
+    pub fn covers(&self, samples: usize, k: u32) -> bool {
+        if !self.on() {
+            return true;
+        }
+        let steps_fit = self.every == 0
+            || self.step0.saturating_add(u64::from(k)) / u64::from(self.every)
+                <= u64::from(self.points);
+        samples <= self.n as usize && steps_fit
     }
 
     /// Times mode: the index of the first save time after `t` (all points with a time
@@ -487,5 +555,57 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
                 unsafe { t.write_one(m, l, j, id, s) };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn covers_checks_the_samples_and_the_last_point() {
+        let mut data = [0.0f64; 2 * 3 * 4];
+        let mut status = [0u8; 3 * 4];
+        let mut target = |step0| {
+            // SAFETY: two saved planes, 3 points, 4 samples: the buffers' sizes; the target
+            // is never launched.
+            unsafe {
+                SaveTarget::new(
+                    data.as_mut_ptr(),
+                    status.as_mut_ptr(),
+                    core::ptr::null(),
+                    10,
+                    step0,
+                    3,
+                    4,
+                    0b11,
+                    0,
+                )
+            }
+        };
+        let t = target(0);
+        assert!(t.on());
+        assert!(t.covers(4, 30), "the last point is point 3's step");
+        assert!(t.covers(4, 39), "no point between steps 30 and 39");
+        assert!(!t.covers(4, 40), "step 40 would be a fourth point");
+        assert!(!t.covers(5, 1), "a sample id past n");
+        let later = target(25);
+        assert!(later.covers(4, 5) && !later.covers(4, 15));
+        assert!(SaveTarget::<f64>::NONE.covers(usize::MAX, u32::MAX));
+        // SAFETY: a null `data` reads nothing else.
+        let none = unsafe {
+            SaveTarget::<f64>::new(
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                core::ptr::null(),
+                1,
+                0,
+                9,
+                9,
+                1,
+                0,
+            )
+        };
+        assert!(!none.on() && none.covers(usize::MAX, u32::MAX));
     }
 }

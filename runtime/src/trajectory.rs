@@ -268,21 +268,39 @@ impl SavePlan {
     }
 
     /// A save target over `traj`'s buffers, for launches from global step `step0`.
+    ///
+    /// # Panics
+    /// When `traj`'s buffers are not this plan's sizes.
     pub fn target<R: Real>(&self, traj: &mut Trajectory<R>, step0: u64) -> SaveTarget<R> {
-        SaveTarget {
-            data: traj.data.as_mut_ptr(),
-            status: traj.status.as_mut_ptr(),
-            times: if self.every == 0 {
-                traj.times_r.as_ptr()
-            } else {
-                std::ptr::null()
-            },
-            every: self.every,
-            step0,
-            points: self.points as u32,
-            n: self.n as u32,
-            planes: self.mask,
-            time: self.time,
+        let (q, p, n) = (self.names.len(), self.points, self.n);
+        let sized = q.checked_mul(p).and_then(|qp| qp.checked_mul(n)) == Some(traj.data.len())
+            && p.checked_mul(n) == Some(traj.status.len())
+            && (self.every > 0 || traj.times_r.len() == p)
+            && self.mask.count_ones() as usize == q;
+        assert!(sized, "a trajectory not sized for its save plan");
+        let points = u32::try_from(p).expect("points are checked below 2^32 by SavePlan::new");
+        let n = u32::try_from(n).expect("a trajectory of more than 2^32 - 1 samples");
+        let times = if self.every == 0 {
+            traj.times_r.as_ptr()
+        } else {
+            std::ptr::null()
+        };
+        // SAFETY: the buffers have the sizes the target's `planes`, `points` and `n` need
+        // (checked above; `times` in times mode too), are separate allocations of `traj`,
+        // which the run borrows mutably, and nothing else touches them while the launch that
+        // gets this target runs (each host launch gets a new one).
+        unsafe {
+            SaveTarget::new(
+                traj.data.as_mut_ptr(),
+                traj.status.as_mut_ptr(),
+                times,
+                self.every,
+                step0,
+                points,
+                n,
+                self.mask,
+                self.time,
+            )
         }
     }
 }

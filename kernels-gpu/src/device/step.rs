@@ -10,7 +10,8 @@ use crate::save::{SaveTarget, SlotIds};
 /// (`step0`), so a captured graph replays with the current one. Null `data`: no saving.
 ///
 /// # Safety
-/// When `data` is not null, `step0` must point to a live `u64`.
+/// When `data` is not null, `step0` must point to a live `u64`, and the other arguments must
+/// meet [`SaveTarget::new`]'s contract for the launch (every thread of it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn save_target<R: Real>(
@@ -27,19 +28,9 @@ pub unsafe fn save_target<R: Real>(
     if data.is_null() {
         return SaveTarget::NONE;
     }
-    SaveTarget {
-        data,
-        status,
-        times,
-        every,
-        // SAFETY: `data` is not null here, so `step0` points to a live `u64` (the caller's
-        // contract).
-        step0: unsafe { *step0 },
-        points,
-        n,
-        planes,
-        time,
-    }
+    // SAFETY: `data` is not null here, so `step0` points to a live `u64` and the buffers
+    // meet `SaveTarget::new`'s contract (this function's contract).
+    unsafe { SaveTarget::new(data, status, times, every, *step0, points, n, planes, time) }
 }
 
 /// The body of the generated entry `hawk_<name>`: thread `i` of a launch over samples `0..n`

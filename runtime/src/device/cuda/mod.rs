@@ -240,7 +240,11 @@ impl CudaBackend {
     /// Launches `f` over `threads` threads with the parameters in `self.words`. Each
     /// value sits in its own 8-byte slot; a 4-byte parameter is read from the slot's low
     /// half (the host is little-endian, as every CUDA host is).
-    fn launch_words(&mut self, f: sys::CUfunction, threads: u32) -> Result<(), Error> {
+    ///
+    /// # Safety
+    /// `f` is an entry of a module loaded on this backend's context, and `self.words` are
+    /// its parameters, in order, meeting its contract (as [`Backend::launch`]'s).
+    unsafe fn launch_words(&mut self, f: sys::CUfunction, threads: u32) -> Result<(), Error> {
         self.values.clear();
         self.values.extend(self.words.iter().map(|w| w.as_u64()));
         self.pointers.clear();
@@ -249,11 +253,11 @@ impl CudaBackend {
         self.pointers
             .extend((0..self.values.len()).map(|j| unsafe { base.add(j) }.cast::<c_void>()));
         let grid = threads.div_ceil(BLOCK).max(1);
-        // SAFETY: `f` is an entry of this team's loaded module; `pointers` has one pointer
-        // per parameter, in order, each to an 8-byte slot of `values` whose low bytes are
-        // the parameter (deploy checked the entry's parameter sizes against the module),
-        // alive for the call (the driver copies them at launch). What the parameters
-        // address is the orchestration's contract with the entry's body.
+        // SAFETY: `f` is a loaded entry (the contract); `pointers` has one pointer per
+        // parameter, in order, each to an 8-byte slot of `values` whose low bytes are the
+        // parameter (deploy checked the entry's parameter sizes against the module), alive
+        // for the call (the driver copies them at launch); what the parameters address
+        // meets the entry's contract (this function's contract).
         unsafe {
             result::launch_kernel(
                 f,
@@ -334,11 +338,11 @@ impl Backend for CudaBackend {
         unsafe { result::memset_d8_sync(p, 0, bytes.max(1)) }.map_err(|e| dev_err("zeroing", e))?;
         Ok(p)
     }
-    fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
+    unsafe fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
         self.bind()?;
-        // SAFETY: the orchestration passes an allocation of this backend with room for
-        // `src.len()` bytes at `dst`; `src` stays borrowed until the synchronize below,
-        // which completes the copy.
+        // SAFETY: `dst` lies in an allocation of this backend with room for `src.len()`
+        // bytes (the contract); `src` stays borrowed until the synchronize below, which
+        // completes the copy.
         unsafe { result::memcpy_htod_async(dst, src, self.cu_stream()) }
             .map_err(|e| dev_err("host-to-device copy", e))?;
         self.team
@@ -346,11 +350,11 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(|e| dev_err("synchronizing", e))
     }
-    fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
+    unsafe fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
         self.bind()?;
-        // SAFETY: the orchestration passes an allocation of this backend holding
-        // `dst.len()` bytes at `src`; `dst` stays borrowed until the synchronize below,
-        // which completes the copy.
+        // SAFETY: `src` lies in an allocation of this backend holding `dst.len()` bytes
+        // from it (the contract); `dst` stays borrowed until the synchronize below, which
+        // completes the copy.
         unsafe { result::memcpy_dtoh_async(dst, src, self.cu_stream()) }
             .map_err(|e| dev_err("device-to-host copy", e))?;
         self.team
@@ -358,18 +362,24 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(|e| dev_err("synchronizing", e))
     }
-    fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
-        // SAFETY: the orchestration passes an allocation of this backend with `bytes` bytes
-        // at `dst`; it stays allocated until the backend drops.
+    unsafe fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
+        // SAFETY: `dst` lies in an allocation of this backend with `bytes` bytes from it
+        // (the contract), allocated until the backend drops.
         unsafe { result::memset_d8_async(dst, 0, bytes, self.cu_stream()) }
             .map_err(|e| dev_err("memset", e))
     }
-    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error> {
+    unsafe fn launch<A: EntryArgs + 'static>(
+        &mut self,
+        args: A,
+        threads: u32,
+    ) -> Result<(), Error> {
         let f = self.function(A::SYMBOL)?;
         self.words.clear();
         let words = &mut self.words;
         args.words(&mut |w| words.push(w));
-        self.launch_words(f, threads)
+        // SAFETY: `f` is `A`'s entry in the team's module, `words` its arguments in order,
+        // which meet its contract (this method's contract).
+        unsafe { self.launch_words(f, threads) }
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
         self.team
@@ -388,7 +398,7 @@ impl Backend for CudaBackend {
         self.graphs.push(g);
         Ok(self.graphs.len() - 1)
     }
-    fn while_graph(
+    unsafe fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
@@ -411,7 +421,9 @@ impl Backend for CudaBackend {
         // and stream. `params` is zeroed, then filled as a conditional WHILE node's
         // parameters; `phGraph_out` is read only after `cuGraphAddNode` succeeded, which
         // sets it to the node's body graph. The capture into that body is ended on every
-        // path before the block is left.
+        // path before the block is left. The setter launch gets the node's handle and
+        // `cond`, a 4-byte allocation of this backend (this method's contract), which it
+        // reads.
         unsafe {
             let mut handle: sys::CUgraphConditionalHandle = 0;
             sys::cuGraphConditionalHandleCreate(
@@ -462,7 +474,7 @@ impl Backend for CudaBackend {
         self.while_graphs.push(graph);
         Ok(Ok(WHILE_BASE + self.while_graphs.len() - 1))
     }
-    fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
+    unsafe fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
         self.bind()?;
         if graph >= WHILE_BASE {
             self.while_graphs[graph - WHILE_BASE].launch(self.cu_stream())

@@ -36,9 +36,10 @@ fn args(n: usize, lo: f64, hi: f64, log: bool, seed: u64) -> Vec<f64> {
 /// `out[i] = f(x[i], y[i])`, `L::WIDTH` elements at a time.
 #[inline(always)]
 fn map<L: Lane<Elem = f64>>(f: impl Fn(L, L) -> L, x: &[f64], y: &[f64], out: &mut [f64]) {
+    assert!(x.len().is_multiple_of(L::WIDTH) && y.len() == x.len() && out.len() == x.len());
     for i in (0..x.len()).step_by(L::WIDTH) {
-        // SAFETY: every array holds `N` elements, a multiple of every width benched, so
-        // `WIDTH` elements from `i` are inside `x`, `y` and `out`.
+        // SAFETY: `x`, `y` and `out` have one length, a multiple of `WIDTH` (checked
+        // above), so `WIDTH` elements from `i` are inside each.
         unsafe {
             f(L::load(x.as_ptr().add(i)), L::load(y.as_ptr().add(i))).store(out.as_mut_ptr().add(i))
         }

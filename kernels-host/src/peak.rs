@@ -79,7 +79,15 @@ fn run(isa: Isa, elem_bytes: usize, iters: u64) -> u64 {
 }
 
 /// FP64 FMA peak of `threads` threads on `isa`, in FLOP/s: best of 7 short runs.
+///
+/// # Panics
+/// When this CPU does not have `isa` ([`Isa::available`]).
 pub fn measure_fp64_peak(isa: Isa, threads: usize) -> f64 {
+    assert!(
+        isa.available(),
+        "{} is not available on this CPU",
+        isa.name()
+    );
     let pool = pool(threads);
     best_fma_rate(isa, 8, |f| pool.broadcast(|_| f()))
 }

@@ -45,11 +45,15 @@ fn layout<R>(cap: usize) -> Option<Layout> {
     }
 }
 
-/// The capacity allocated for at least `len` elements: whole huge pages once large.
+/// The capacity allocated for at least `len` elements: whole huge pages once large. Never
+/// below `len` (the copies into the buffer rely on it): a size that overflows panics.
 fn capacity_for<R>(len: usize) -> usize {
-    let bytes = len * size_of::<R>();
+    let bytes = len.checked_mul(size_of::<R>()).expect("plane too large");
     if bytes >= HUGE_MIN {
-        bytes.next_multiple_of(HUGE) / size_of::<R>()
+        let whole = bytes
+            .checked_next_multiple_of(HUGE)
+            .expect("plane too large");
+        whole / size_of::<R>()
     } else {
         len
     }

@@ -16,12 +16,13 @@ use std::simd::Simd;
 #[inline(always)]
 fn run_all<L: Lane>(xs: &[L::Elem], ys: &[L::Elem]) -> Vec<Vec<L::Elem>> {
     let w = L::WIDTH;
+    assert!(xs.len().is_multiple_of(w) && ys.len() == xs.len());
     let mut out: Vec<Vec<L::Elem>> = Vec::new();
     let mut col = |f: &dyn Fn(L, L) -> L| {
         let mut v = vec![xs[0]; xs.len()];
         for i in (0..xs.len()).step_by(w) {
-            // SAFETY: the tests pass `N` arguments in `xs` and in `ys`, a multiple of every
-            // width, so `i + w <= N`: `WIDTH` elements from `i` are inside `xs`, `ys`, `v`.
+            // SAFETY: `xs`, `ys` and `v` have one length, a multiple of `w` (checked above),
+            // so `WIDTH` elements from `i` are inside each.
             unsafe {
                 f(L::load(xs.as_ptr().add(i)), L::load(ys.as_ptr().add(i)))
                     .store(v.as_mut_ptr().add(i))

@@ -21,7 +21,7 @@ mod workset;
 
 pub use dispatch::{HostReal, Isa};
 pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
-pub use workbuf::WorkBuf;
+pub use workbuf::{AllocError, WorkBuf};
 pub use workset::WorkSet;
 
 use hawk::Kernel;

@@ -5,6 +5,7 @@
 //! Results stay on the device after `run()`; `to_host()` is the one device-to-host copy of
 //! the results into the caller's planes.
 
+use crate::alloc::filled;
 use crate::bytes::IssuedBytes;
 use crate::device::{Backend, DevPtr, GraphId, dptr};
 use crate::error::Error;
@@ -350,7 +351,7 @@ impl<B: Backend> Session<B> {
         self.check_elem::<R>();
         let mut got: Vec<Vec<R>> = Vec::with_capacity(self.muts.len());
         for &src in &self.muts {
-            let mut v = vec![R::from_f64(0.0); self.n as usize];
+            let mut v = filled(R::from_f64(0.0), self.n as usize, "the planes coming home")?;
             // SAFETY: `src` is a plane of `n` elements of `R` (the session's invariant;
             // `R` checked above), what `v` holds.
             unsafe { self.be.download(src, bytes_of_mut(&mut v)) }?;

@@ -8,6 +8,7 @@
 //! sample's status byte plus one. Samples are in the caller's order whatever compaction and
 //! reorder do (the kernels write by caller id).
 
+use crate::alloc::filled;
 use crate::error::Error;
 use crate::options::{SaveAt, SaveWhen};
 use hawk::save::{NOT_REACHED, SaveTarget};
@@ -375,11 +376,15 @@ pub(crate) struct LineBuf<R> {
 impl<R: Real> LineBuf<R> {
     const LINE: usize = 64;
 
-    fn zeroed(len: usize) -> Self {
-        let buf = vec![R::from_f64(0.0); len + Self::LINE / R::BYTES];
+    fn zeroed(len: usize) -> Result<Self, Error> {
+        let buf = filled(
+            R::from_f64(0.0),
+            len + Self::LINE / R::BYTES,
+            "the saved points",
+        )?;
         let start = buf.as_ptr() as usize;
         let off = (start.next_multiple_of(Self::LINE) - start) / R::BYTES;
-        LineBuf { buf, off, len }
+        Ok(LineBuf { buf, off, len })
     }
 }
 
@@ -420,13 +425,13 @@ pub struct Trajectory<R> {
 impl<R: Real> Trajectory<R> {
     /// An empty trajectory for `plan` (the memory is zeroed lazily by the allocator: pages
     /// are touched by the first run that writes them).
-    pub(crate) fn new(plan: &SavePlan) -> Self {
+    pub(crate) fn new(plan: &SavePlan) -> Result<Self, Error> {
         let (q, p, n) = (plan.names.len(), plan.points, plan.n);
-        let mut data = LineBuf::zeroed(q * p * n);
+        let mut data = LineBuf::zeroed(q * p * n)?;
         advise_huge_pages(&mut data);
-        let mut status = vec![NOT_REACHED; p * n];
+        let mut status = filled(NOT_REACHED, p * n, "the saved points' statuses")?;
         advise_huge_pages(&mut status);
-        Trajectory {
+        Ok(Trajectory {
             names: plan.names.clone(),
             n,
             points: p,
@@ -436,7 +441,7 @@ impl<R: Real> Trajectory<R> {
             times_r: plan.times_as::<R>(),
             data,
             status,
-        }
+        })
     }
 
     /// Faults in the new buffers' pages in parallel (on the calling thread pool), before

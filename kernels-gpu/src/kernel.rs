@@ -281,8 +281,9 @@ pub fn advance_checked<'t, K: Kernel, L: Lane<Elem = K::Real>, S: Saver<'t, K, L
 ///
 /// # Safety
 /// Every pointer must be valid for index `i` (reads for `ins`, reads and writes for `muts`
-/// and `terminated`), and no other thread may touch index `i` meanwhile; `save`'s buffers
-/// must be valid for sample `ids.id(i)`.
+/// and `terminated`), and no other thread may touch index `i` meanwhile; `ids` must be
+/// valid for `i`, and when `save` is on it must cover sample `ids.id(i)` and `k` steps
+/// ([`SaveTarget::covers`]), with no other thread saving points of that sample meanwhile.
 #[doc(hidden)]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -299,6 +300,8 @@ pub unsafe fn run_sample<K: Kernel>(
 where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
+    // SAFETY: this function's contract: `terminated` is valid at `i`, and `sample_with`
+    // gets the same pointers, index and save target.
     unsafe {
         if *terminated.add(i) != ACTIVE {
             return (false, 0);
@@ -314,6 +317,9 @@ where
 }
 
 /// [`run_sample`] for an active sample with saver `S`.
+///
+/// # Safety
+/// As [`run_sample`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn sample_with<'t, K: Kernel, S: Saver<'t, K, K::Real>>(
@@ -329,6 +335,10 @@ unsafe fn sample_with<'t, K: Kernel, S: Saver<'t, K, K::Real>>(
 where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
+    // SAFETY: the contract of `run_sample`: every plane pointer is valid at `i` and no
+    // other thread touches index `i`; `ids` is valid for `i`, and the target covers sample
+    // `ids.id(i)` and the launch's `k` steps, saved by this thread only (the scalar lane's
+    // group is slot `i` alone): `S::begin`'s contract.
     unsafe {
         let inv = K::Ins::<K::Real>::from_fn(|j| *ins[j].add(i));
         let par = K::Params::<K::Real>::from_fn(|j| params[j]);

@@ -81,5 +81,6 @@ pub mod prelude {
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` has no precondition: it aborts the kernel (the launch fails).
     unsafe { core::arch::nvptx::trap() }
 }

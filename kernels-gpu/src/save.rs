@@ -29,33 +29,40 @@ use crate::lane::{Lane, LaneArray, Mask, Real};
 
 /// Where and when a launch saves points. The buffers cover the whole ensemble; every index
 /// is a caller sample id.
+///
+/// Launches write through its pointers, so a target is made only by the unsafe
+/// [`SaveTarget::new`], whose contract makes them valid, or is [`SaveTarget::NONE`]; a safe
+/// launch checks with [`SaveTarget::covers`] that its samples and steps stay inside it.
 #[derive(Clone, Copy, Debug)]
 pub struct SaveTarget<R> {
     /// Saved values: `data[(q * points + j) * n + id]` for saved plane `q`, point `j`,
     /// sample `id`. Null: the launch saves nothing.
-    pub data: *mut R,
+    data: *mut R,
     /// Point statuses: `status[j * n + id]` ([`NOT_REACHED`], or the sample's status byte
     /// plus one).
-    pub status: *mut u8,
+    status: *mut u8,
     /// The save times (times mode, `points` of them, strictly increasing); null when saving
     /// every `every` steps.
-    pub times: *const R,
+    times: *const R,
     /// A point after every `every` global steps (steps mode); 0 in times mode.
-    pub every: u32,
+    every: u32,
     /// Global steps of the run taken before this launch.
-    pub step0: u64,
+    step0: u64,
     /// Points per sample.
-    pub points: u32,
+    points: u32,
     /// Samples in the ensemble (the stride of the buffers).
-    pub n: u32,
+    n: u32,
     /// Bit `j` set: mutable plane `j` is saved (saved planes keep declaration order).
-    pub planes: u32,
+    planes: u32,
     /// Times mode: the time plane's index among the mutable planes.
-    pub time: u32,
+    time: u32,
 }
 
-// SAFETY: a launch gives every sample id to one thread (lane group) only.
+// SAFETY: the pointers are the whole ensemble's buffers, shared by a launch's threads; a
+// launch gives every sample id to one thread (lane group) only, so no two threads write the
+// same element, and `times` is only read.
 unsafe impl<R: Send> Send for SaveTarget<R> {}
+// SAFETY: as for `Send`: through a shared target, threads write disjoint sample ids only.
 unsafe impl<R: Sync> Sync for SaveTarget<R> {}
 
 impl<R: Real> SaveTarget<R> {
@@ -72,10 +79,74 @@ impl<R: Real> SaveTarget<R> {
         time: 0,
     };
 
+    /// A target over the whole ensemble's buffers: `n` samples, `points` points each, the
+    /// mutable planes whose bit is set in `planes` (bit `j`: mutable plane `j`, saved in
+    /// declaration order). Steps mode: a point after every `every` global steps, `step0`
+    /// of them taken before the launch. Times mode (`every == 0`): point `j` at
+    /// `times[j]` (strictly increasing, else points land on the wrong times), `time` the
+    /// time plane's index among the mutable planes. A null `data` gives
+    /// [`SaveTarget::NONE`]: nothing else is read.
+    ///
+    /// # Safety
+    /// Unless `data` is null, for as long as any launch uses the target (or a copy of it):
+    /// - `data` is valid for reads and writes of `planes.count_ones() * points * n` values,
+    ///   saved plane `q`, point `j`, sample `id` at `(q * points + j) * n + id`;
+    /// - `status` is valid for reads and writes of `points * n` bytes (`j * n + id`);
+    /// - in times mode (`every == 0`), `times` is valid for reading `points` values;
+    /// - nothing else reads or writes these buffers while a launch runs, and they do not
+    ///   overlap each other or the launch's planes.
+    ///
+    /// A launch writes sample `id`'s points only for the samples it runs, each from one
+    /// thread, and only up to its last step: a safe launch checks that with
+    /// [`SaveTarget::covers`]; an unsafe one (`run_sample`, the GPU entries) asks it of its
+    /// caller.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub unsafe fn new(
+        data: *mut R,
+        status: *mut u8,
+        times: *const R,
+        every: u32,
+        step0: u64,
+        points: u32,
+        n: u32,
+        planes: u32,
+        time: u32,
+    ) -> Self {
+        if data.is_null() {
+            return Self::NONE;
+        }
+        SaveTarget {
+            data,
+            status,
+            times,
+            every,
+            step0,
+            points,
+            n,
+            planes,
+            time,
+        }
+    }
+
     /// `true` when this launch saves points.
     #[inline(always)]
     pub fn on(&self) -> bool {
         !self.data.is_null()
+    }
+
+    /// `true` when a launch of up to `k` steps over caller samples `0..samples` stays inside
+    /// this target: every sample id is below its `n` and, saving every `every` steps, the
+    /// launch's last step reaches no point past its `points`. Always `true` for
+    /// [`SaveTarget::NONE`].
+    pub fn covers(&self, samples: usize, k: u32) -> bool {
+        if !self.on() {
+            return true;
+        }
+        let steps_fit = self.every == 0
+            || self.step0.saturating_add(u64::from(k)) / u64::from(self.every)
+                <= u64::from(self.points);
+        samples <= self.n as usize && steps_fit
     }
 
     /// Times mode: the index of the first save time after `t` (all points with a time
@@ -86,6 +157,8 @@ impl<R: Real> SaveTarget<R> {
         let (mut lo, mut hi) = (0u32, self.points);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            // SAFETY: `mid < points`, and in times mode (the only caller) `times` holds
+            // `points` values.
             if unsafe { *self.times.add(mid as usize) } <= t {
                 lo = mid + 1;
             } else {
@@ -98,6 +171,8 @@ impl<R: Real> SaveTarget<R> {
     #[inline(always)]
     fn time_of(&self, j: u32) -> R {
         if j < self.points {
+            // SAFETY: `j < points`, and in times mode (the only caller) `times` holds
+            // `points` values.
             unsafe { *self.times.add(j as usize) }
         } else {
             R::from_f64(f64::INFINITY)
@@ -105,16 +180,24 @@ impl<R: Real> SaveTarget<R> {
     }
 
     /// Writes one lane's saved planes and status at point `j` for sample `id`.
+    ///
+    /// # Safety
+    /// `j < points`, `id < n`, the buffers valid as the fields document, and no other
+    /// thread writes sample `id` meanwhile.
     #[inline(always)]
     unsafe fn write_one<L: Lane<Elem = R>>(&self, muts: &[L], l: usize, j: u32, id: usize, s: u8) {
         let (n, p) = (self.n as usize, self.points as usize);
         let mut q = 0;
         for (m, v) in muts.iter().enumerate() {
             if self.planes >> m & 1 == 1 {
+                // SAFETY: `q` counts the saved planes so far, so `q < planes.count_ones()`;
+                // with `j < points` and `id < n` (the caller's contract) the index is inside
+                // `data`.
                 unsafe { *self.data.add((q * p + j as usize) * n + id) = v.lane(l) };
                 q += 1;
             }
         }
+        // SAFETY: `j < points` and `id < n` (the caller's contract): inside `status`.
         unsafe { *self.status.add(j as usize * n + id) = s };
     }
 }
@@ -139,7 +222,9 @@ impl SlotIds {
     pub unsafe fn id(self, s: usize) -> usize {
         match self {
             SlotIds::Same => s,
+            // SAFETY: the caller guarantees the list is valid for index `s`.
             SlotIds::Wide(p) => unsafe { *p.add(s) },
+            // SAFETY: as above.
             SlotIds::Narrow(p) => unsafe { *p.add(s) as usize },
         }
     }
@@ -170,7 +255,10 @@ pub trait Saver<'t, K: Kernel, L: Lane<Elem = K::Real>>: Sized {
     /// time is `<=` the initial time.
     ///
     /// # Safety
-    /// `target`'s buffers and `ids` must be valid for the group's samples.
+    /// `target`'s buffers and `ids` must be valid for the group's samples (slots `slot ..
+    /// slot + L::WIDTH`), no other thread may write those samples' points while the saver
+    /// is used, and the launch must not step past the target's last point (steps mode:
+    /// `(step0 + steps) / every <= points`).
     unsafe fn begin(
         target: &'t SaveTarget<K::Real>,
         ids: SlotIds,
@@ -249,17 +337,31 @@ pub struct GroupSave<'t, L: Lane> {
 }
 
 impl<L: Lane> GroupSave<'_, L> {
+    /// The caller sample of lane `l`.
+    ///
+    /// # Safety
+    /// `l < L::WIDTH`.
     #[inline(always)]
     unsafe fn id(&self, l: usize) -> usize {
+        // SAFETY: `begin`'s contract: `ids` is valid for the group's slots `slot + l`,
+        // `l < WIDTH`.
         unsafe { self.ids.id(self.slot + l) }
     }
 
     /// Writes point `j` of every lane not in `start` (steps mode).
+    ///
+    /// # Safety
+    /// `j < points`.
     #[inline(always)]
     unsafe fn write_group(&self, muts: &[L], j: u32, term: L::Mask, failed: L::Mask) {
         let t = self.t;
         let (n, p, w) = (t.n as usize, t.points as usize, L::WIDTH);
         let (tb, fb, sb) = (term.to_bits(), failed.to_bits(), self.start.to_bits());
+        // SAFETY: `begin`'s contract: the target's buffers are valid for the group's samples,
+        // which no other thread writes. With `SlotIds::Same` lane `l` is sample `slot + l`,
+        // so the group's values of a plane at point `j < points` are `w` consecutive elements
+        // of `data`, and its statuses `w` consecutive bytes of `status`; otherwise each lane
+        // goes through `write_one` with `id(l)` (`l < w`).
         unsafe {
             if let (SlotIds::Same, 0) = (self.ids, sb) {
                 // The common case: consecutive samples, every lane written: vector stores,
@@ -291,14 +393,20 @@ impl<L: Lane> GroupSave<'_, L> {
 
     /// Times mode: saves every point lane `l` reached (times `<=` its time), from the one
     /// at its current save time on, and moves its save time on.
+    ///
+    /// # Safety
+    /// `l < L::WIDTH`.
     #[inline(always)]
     unsafe fn save_lane(&mut self, muts: &[L], l: usize, term: u64, failed: u64) {
         let t = self.t;
         let now = muts[t.time as usize].lane(l);
+        // SAFETY: `l < WIDTH` (the caller's contract).
         let id = unsafe { self.id(l) };
         let s = status_of(term, failed, l);
         let mut j = t.index_of(self.save_at.lane(l));
         while j < t.points && t.time_of(j) <= now {
+            // SAFETY: `j < points`; `id` is the lane's sample, valid for the target and
+            // written by this group only (`begin`'s contract).
             unsafe { t.write_one(muts, l, j, id, s) };
             j += 1;
         }
@@ -314,6 +422,8 @@ impl<R: Real> SaveTarget<R> {
         let (mut lo, mut hi) = (0u32, self.points);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
+            // SAFETY: `mid < points`, and in times mode (the only caller) `times` holds
+            // `points` values.
             if unsafe { *self.times.add(mid as usize) } < at {
                 lo = mid + 1;
             } else {
@@ -392,6 +502,8 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
             if s == self.next_s {
                 let j = (self.t.step0 + u64::from(s)) / u64::from(self.t.every) - 1;
                 let st = copy_of::<K, L>(muts);
+                // SAFETY: `j < points`: a launch never runs its samples past the target's
+                // last point (`begin`'s contract).
                 unsafe { self.write_group(st.as_slice(), j as u32, terminated, failed) };
                 self.next_s = self.next_s.saturating_add(self.t.every);
             }
@@ -403,6 +515,7 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
                 let (h, tb, fb) = (hit.to_bits(), terminated.to_bits(), failed.to_bits());
                 for l in 0..L::WIDTH {
                     if h >> l & 1 == 1 {
+                        // SAFETY: `l < WIDTH`.
                         unsafe { self.save_lane(m, l, tb, fb) };
                     }
                 }
@@ -434,10 +547,65 @@ impl<'t, K: Kernel, L: Lane<Elem = K::Real>> Saver<'t, K, L> for GroupSave<'t, L
             } else {
                 t.first_after(m[t.time as usize].lane(l))
             };
+            // SAFETY: `l < WIDTH`.
             let (id, s) = (unsafe { self.id(l) }, status_of(tb, fb, l));
             for j in from..t.points {
+                // SAFETY: `j < points`; `id` is the lane's sample, valid for the target and
+                // written by this group only (`begin`'s contract).
                 unsafe { t.write_one(m, l, j, id, s) };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn covers_checks_the_samples_and_the_last_point() {
+        let mut data = [0.0f64; 2 * 3 * 4];
+        let mut status = [0u8; 3 * 4];
+        let mut target = |step0| {
+            // SAFETY: two saved planes, 3 points, 4 samples: the buffers' sizes; the target
+            // is never launched.
+            unsafe {
+                SaveTarget::new(
+                    data.as_mut_ptr(),
+                    status.as_mut_ptr(),
+                    core::ptr::null(),
+                    10,
+                    step0,
+                    3,
+                    4,
+                    0b11,
+                    0,
+                )
+            }
+        };
+        let t = target(0);
+        assert!(t.on());
+        assert!(t.covers(4, 30), "the last point is point 3's step");
+        assert!(t.covers(4, 39), "no point between steps 30 and 39");
+        assert!(!t.covers(4, 40), "step 40 would be a fourth point");
+        assert!(!t.covers(5, 1), "a sample id past n");
+        let later = target(25);
+        assert!(later.covers(4, 5) && !later.covers(4, 15));
+        assert!(SaveTarget::<f64>::NONE.covers(usize::MAX, u32::MAX));
+        // SAFETY: a null `data` reads nothing else.
+        let none = unsafe {
+            SaveTarget::<f64>::new(
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                core::ptr::null(),
+                1,
+                0,
+                9,
+                9,
+                1,
+                0,
+            )
+        };
+        assert!(!none.on() && none.covers(usize::MAX, u32::MAX));
     }
 }

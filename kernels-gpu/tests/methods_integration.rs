@@ -368,6 +368,7 @@ fn run_lanes<L: Lane<Elem = f64>, const S: usize>(tab: &Tableau<S>) -> Vec<[u64;
     let w = L::WIDTH;
     let lane = |f: &dyn Fn(usize) -> f64, g: usize| -> L {
         let v: Vec<f64> = (0..w).map(|k| f(g * w + k)).collect();
+        // SAFETY: `v` holds `w = WIDTH` elements.
         unsafe { L::load(v.as_ptr()) }
     };
     let mut out = Vec::new();

@@ -36,7 +36,10 @@ fn args(n: usize, lo: f64, hi: f64, log: bool, seed: u64) -> Vec<f64> {
 /// `out[i] = f(x[i], y[i])`, `L::WIDTH` elements at a time.
 #[inline(always)]
 fn map<L: Lane<Elem = f64>>(f: impl Fn(L, L) -> L, x: &[f64], y: &[f64], out: &mut [f64]) {
+    assert!(x.len().is_multiple_of(L::WIDTH) && y.len() == x.len() && out.len() == x.len());
     for i in (0..x.len()).step_by(L::WIDTH) {
+        // SAFETY: `x`, `y` and `out` have one length, a multiple of `WIDTH` (checked
+        // above), so `WIDTH` elements from `i` are inside each.
         unsafe {
             f(L::load(x.as_ptr().add(i)), L::load(y.as_ptr().add(i))).store(out.as_mut_ptr().add(i))
         }
@@ -106,9 +109,11 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Elements(N as u64));
         if isa == Isa::Avx512 {
             g.bench_function(BenchmarkId::from_parameter("hawk avx512 x8"), |b| {
+                // SAFETY: this CPU has AVX-512 (`Isa::detect`).
                 b.iter(|| unsafe { hawk_avx512::<Simd<f64, 8>>(f, black_box(&x), &y, &mut out) })
             });
             g.bench_function(BenchmarkId::from_parameter("hawk avx512 x16 multi"), |b| {
+                // SAFETY: this CPU has AVX-512 (`Isa::detect`).
                 b.iter(|| unsafe {
                     hawk_avx512::<Multi<Simd<f64, 4>, 4>>(f, black_box(&x), &y, &mut out)
                 })
@@ -116,9 +121,11 @@ fn bench(c: &mut Criterion) {
         }
         if Isa::Avx2.available() {
             g.bench_function(BenchmarkId::from_parameter("hawk avx2 x4"), |b| {
+                // SAFETY: this CPU has AVX2 and FMA (`available()`).
                 b.iter(|| unsafe { hawk_avx2::<Simd<f64, 4>>(f, black_box(&x), &y, &mut out) })
             });
             g.bench_function(BenchmarkId::from_parameter("hawk avx2 x8 multi"), |b| {
+                // SAFETY: this CPU has AVX2 and FMA (`available()`).
                 b.iter(|| unsafe {
                     hawk_avx2::<Multi<Simd<f64, 4>, 2>>(f, black_box(&x), &y, &mut out)
                 })

@@ -6,7 +6,7 @@
 //! buffers cost a copy. The first run's buffers are [`WorkBuf`]s in huge-page memory.
 
 use crate::HostReal;
-use crate::workbuf::WorkBuf;
+use crate::workbuf::{AllocError, WorkBuf};
 
 /// Most buffers kept per element type; more are freed.
 const KEEP: usize = 32;
@@ -19,14 +19,15 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// A copy of `src` in a kept buffer (the smallest one it fits in, if any).
-    pub fn copy_of<R: HostReal>(&mut self, src: &[R]) -> WorkBuf<R> {
+    /// A copy of `src` in a kept buffer (the smallest one it fits in, if any), else in a
+    /// new one; an error when memory for that runs out.
+    pub fn copy_of<R: HostReal>(&mut self, src: &[R]) -> Result<WorkBuf<R>, AllocError> {
         match self.take::<R>(src.len()) {
             Some(mut buf) => {
                 buf.refill(src);
-                buf
+                Ok(buf)
             }
-            None => WorkBuf::copy_of(src),
+            None => WorkBuf::try_copy_of(src),
         }
     }
 
@@ -100,12 +101,12 @@ mod tests {
     #[test]
     fn copies_reuse_kept_memory() {
         let mut b = Buffers::default();
-        let first = b.copy_of(&[1.0f64, 2.0, 3.0]);
+        let first = b.copy_of(&[1.0f64, 2.0, 3.0]).unwrap();
         assert_eq!(*first, [1.0, 2.0, 3.0]);
         let ptr = first.as_ptr();
         b.keep([first]);
         assert!(b.held_bytes() >= 24);
-        let again = b.copy_of(&[4.0f64, 5.0]);
+        let again = b.copy_of(&[4.0f64, 5.0]).unwrap();
         assert_eq!(*again, [4.0, 5.0]);
         assert_eq!(again.as_ptr(), ptr, "the kept buffer is reused");
         assert_eq!(b.held_bytes(), 0);
@@ -115,7 +116,7 @@ mod tests {
         assert_eq!((&*g, g.as_ptr()), (&[9.0, 7.0][..], ptr));
         assert_eq!(b.held_bytes(), 800);
         b.clear();
-        let f32s = b.copy_of(&[1.5f32]);
+        let f32s = b.copy_of(&[1.5f32]).unwrap();
         b.keep([f32s, WorkBuf::copy_of(&[0.0f32; 4])]);
         assert!(b.held_bytes() >= 4 * (1 + 4));
         b.clear();

@@ -78,9 +78,11 @@ impl<R: HostReal> Lane for Counted<R> {
         Counted(v)
     }
     unsafe fn load(p: *const R) -> Self {
+        // SAFETY: `p` is valid for reading `WIDTH = 1` element.
         Counted(unsafe { *p })
     }
     unsafe fn store(self, p: *mut R) {
+        // SAFETY: `p` is valid for writing `WIDTH = 1` element.
         unsafe { *p = self.0 }
     }
     fn lane(self, _i: usize) -> R {

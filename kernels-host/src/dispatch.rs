@@ -127,7 +127,8 @@ impl Isa {
     }
 }
 
-/// One chunk of one launch: `(ptrs, lo, hi, k) -> what it did in lo..hi`.
+/// One chunk of one launch: `(ptrs, lo, hi, k) -> what it did in lo..hi`. Calling it is
+/// unsafe: `run_chunk`'s contract, and the CPU must have the chunk function's ISA.
 pub(crate) type ChunkFn<R> = unsafe fn(&Ptrs<R>, usize, usize, u32) -> LaunchStats;
 
 /// Advances the lane group at slot `i` (lanes set in `start` already stopped) `k` steps and
@@ -148,6 +149,9 @@ where
     K::Real: HostReal,
 {
     let w = L::WIDTH;
+    // SAFETY: `run_chunk`'s contract for slots `i..i + WIDTH`: every plane of `p` is valid
+    // there and no other thread touches them; the save target and `p.ids` are valid for
+    // those slots' samples (`S::begin`).
     unsafe {
         let flags = p.terminated.add(i);
         let ins = K::Ins::<L>::from_fn(|j| L::load(p.ins[j].add(i)));
@@ -200,7 +204,9 @@ where
 /// Advances slots `lo..hi`: lane groups of `L`, then a scalar tail.
 ///
 /// # Safety
-/// `lo..hi` must lie inside the work set behind `p`, and no other thread may touch it.
+/// `lo..hi` must lie inside the work set behind `p`, and no other thread may touch it;
+/// `p.save` must be valid for the samples those slots hold (`p.ids`), for every step of the
+/// launch.
 #[inline(always)]
 unsafe fn run_chunk<K: Kernel, L: Lane<Elem = K::Real>>(
     p: &Ptrs<K::Real>,
@@ -212,6 +218,7 @@ where
     K::Real: HostReal,
 {
     // One branch per chunk: the loop without saving is its own monomorphization.
+    // SAFETY: `chunk_with` has this function's contract.
     unsafe {
         if p.save.on() {
             let stats = chunk_with::<K, L, GroupSave<'_, L>>(p, lo, hi, k);
@@ -244,6 +251,8 @@ where
     let params = K::Params::<L>::from_fn(|j| L::splat(p.params[j]));
     let mut stats = LaunchStats::default();
     let mut i = lo;
+    // SAFETY: `lo..hi` lies inside the work set and belongs to this thread (the contract):
+    // every group `i..i + w` and every tail slot `i` below is inside it.
     unsafe {
         while i + w <= hi {
             let flags = p.terminated.add(i);
@@ -299,6 +308,8 @@ macro_rules! isa_variant {
         where
             K::Real: HostReal,
         {
+            // SAFETY: the caller guarantees `run_chunk`'s contract (and checked that the
+            // CPU has these features).
             unsafe { run_chunk::<K, L>(p, lo, hi, k) }
         }
     };
@@ -318,6 +329,7 @@ unsafe fn chunk_portable<K: Kernel, L: Lane<Elem = K::Real>>(
 where
     K::Real: HostReal,
 {
+    // SAFETY: the caller guarantees `run_chunk`'s contract.
     unsafe { run_chunk::<K, L>(p, lo, hi, k) }
 }
 

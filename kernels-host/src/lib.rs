@@ -21,7 +21,7 @@ mod workset;
 
 pub use dispatch::{HostReal, Isa};
 pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
-pub use workbuf::WorkBuf;
+pub use workbuf::{AllocError, WorkBuf};
 pub use workset::WorkSet;
 
 use hawk::Kernel;
@@ -293,7 +293,9 @@ impl HostTeam {
     /// into `save` as they go (`SaveTarget::NONE`: no saving, the loop without it).
     ///
     /// # Panics
-    /// When `shape`'s ISA is not available here or its width is not in [`LANE_WIDTHS`].
+    /// When `shape`'s ISA is not available here or its width is not in [`LANE_WIDTHS`], or
+    /// when `save` does not cover the work set's samples or `k` steps
+    /// ([`SaveTarget::covers`]).
     pub fn launch_shape<K: Kernel>(
         &self,
         work: &mut WorkSet<K::Real>,
@@ -310,7 +312,7 @@ impl HostTeam {
         );
         let lanes = shape.lanes;
         let run = dispatch::chunk_fn::<K>(shape.isa, lanes);
-        let ptrs = work.ptrs(save);
+        let ptrs = work.ptrs(save, k);
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), lanes);
         let body = || {
@@ -318,7 +320,10 @@ impl HostTeam {
                 .into_par_iter()
                 .map(|c| {
                     let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
-                    // SAFETY: chunks are disjoint and inside the work set; the ISA was checked.
+                    // SAFETY: chunks are disjoint and inside the work set, whose planes all
+                    // have its length (`WorkSet::new`); the ISA was checked above; `ptrs`
+                    // checked that `save` covers the work set's samples (distinct, one per
+                    // slot) and `k` steps.
                     unsafe { run(&ptrs, lo, hi, k) }
                 })
                 .reduce(LaunchStats::default, std::ops::Add::add)
@@ -334,6 +339,9 @@ impl HostTeam {
     /// threads run different shapes and a shape's chunks are spread over the launch (a
     /// few milliseconds of noise slow one chunk of several shapes, not every chunk of
     /// one). Does the same work, with the same bits, as [`HostTeam::launch_shape`].
+    ///
+    /// # Panics
+    /// As [`HostTeam::launch_shape`], for any of `shapes`; when `shapes` is empty.
     pub fn launch_probe<K: Kernel>(
         &self,
         work: &mut WorkSet<K::Real>,
@@ -357,7 +365,7 @@ impl HostTeam {
             .collect();
         // Chunks a multiple of every width (the candidates' widths divide the largest).
         let widest = shapes.iter().map(|s| s.lanes).fold(1, lcm);
-        let ptrs = work.ptrs(save);
+        let ptrs = work.ptrs(save, k);
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), widest);
         let ticket = std::sync::atomic::AtomicUsize::new(0);
@@ -368,7 +376,7 @@ impl HostTeam {
                     let (lo, hi) = (c * chunk, ((c + 1) * chunk).min(len));
                     let s = ticket.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % runs.len();
                     let t0 = std::time::Instant::now();
-                    // SAFETY: chunks are disjoint and inside the work set; ISAs checked.
+                    // SAFETY: as in `launch_shape`; every shape's ISA was checked above.
                     let st = unsafe { runs[s](&ptrs, lo, hi, k) };
                     let timing = ProbeTiming {
                         shape: shapes[s],

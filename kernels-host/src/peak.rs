@@ -56,6 +56,7 @@ macro_rules! fma_loops {
                 // SAFETY: the ISA was checked with `available()` by the caller.
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx512 => unsafe { $avx512(iters) },
+                // SAFETY: as above.
                 #[cfg(target_arch = "x86_64")]
                 Isa::Avx2 => unsafe { $avx2(iters) },
                 _ => $loop::<{ 16 / size_of::<$t>() }>(iters),
@@ -78,7 +79,15 @@ fn run(isa: Isa, elem_bytes: usize, iters: u64) -> u64 {
 }
 
 /// FP64 FMA peak of `threads` threads on `isa`, in FLOP/s: best of 7 short runs.
+///
+/// # Panics
+/// When this CPU does not have `isa` ([`Isa::available`]).
 pub fn measure_fp64_peak(isa: Isa, threads: usize) -> f64 {
+    assert!(
+        isa.available(),
+        "{} is not available on this CPU",
+        isa.name()
+    );
     let pool = pool(threads);
     best_fma_rate(isa, 8, |f| pool.broadcast(|_| f()))
 }

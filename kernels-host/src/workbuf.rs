@@ -32,7 +32,23 @@ pub struct WorkBuf<R: Copy> {
 
 // SAFETY: a `WorkBuf` owns its elements like a `Vec` does.
 unsafe impl<R: Copy + Send> Send for WorkBuf<R> {}
+// SAFETY: as for `Send`: shared, it hands out `&[R]` only.
 unsafe impl<R: Copy + Sync> Sync for WorkBuf<R> {}
+
+/// A working copy the allocator could not provide (or whose size overflows `usize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocError {
+    /// The bytes asked for (`usize::MAX` when the size overflows).
+    pub bytes: usize,
+}
+
+impl fmt::Display for AllocError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "could not allocate {} bytes", self.bytes)
+    }
+}
+
+impl std::error::Error for AllocError {}
 
 /// The layout of a buffer of `cap` elements (`None`: nothing allocated).
 fn layout<R>(cap: usize) -> Option<Layout> {
@@ -44,20 +60,31 @@ fn layout<R>(cap: usize) -> Option<Layout> {
     }
 }
 
-/// The capacity allocated for at least `len` elements: whole huge pages once large.
+/// The capacity allocated for at least `len` elements: whole huge pages once large. Never
+/// below `len` (the copies into the buffer rely on it): a size that overflows panics.
 fn capacity_for<R>(len: usize) -> usize {
-    let bytes = len * size_of::<R>();
+    let bytes = len.checked_mul(size_of::<R>()).expect("plane too large");
     if bytes >= HUGE_MIN {
-        bytes.next_multiple_of(HUGE) / size_of::<R>()
+        let whole = bytes
+            .checked_next_multiple_of(HUGE)
+            .expect("plane too large");
+        whole / size_of::<R>()
     } else {
         len
     }
 }
 
 impl<R: Copy> WorkBuf<R> {
-    /// An empty buffer with room for `len` elements.
-    fn with_room(len: usize) -> Self {
+    /// An empty buffer with room for `len` elements; an error when the allocator cannot
+    /// provide it (or its size overflows), never an abort.
+    fn try_with_room(len: usize) -> Result<Self, AllocError> {
         assert!(size_of::<R>() > 0, "zero-sized elements");
+        let too_large = AllocError { bytes: usize::MAX };
+        let bytes = len.checked_mul(size_of::<R>()).ok_or(too_large)?;
+        // Sizes whose whole huge pages or layout overflow are too large too.
+        if bytes.checked_next_multiple_of(HUGE).is_none() || bytes > isize::MAX as usize / 2 {
+            return Err(AllocError { bytes });
+        }
         let cap = capacity_for::<R>(len);
         let ptr = match layout::<R>(cap) {
             None => NonNull::dangling(),
@@ -65,7 +92,7 @@ impl<R: Copy> WorkBuf<R> {
                 // SAFETY: `l` has a non-zero size.
                 let p = unsafe { alloc(l) };
                 let Some(p) = NonNull::new(p.cast::<R>()) else {
-                    handle_alloc_error(l)
+                    return Err(AllocError { bytes: l.size() });
                 };
                 if l.align() == HUGE {
                     advise_range(p.as_ptr() as usize, l.size());
@@ -73,10 +100,26 @@ impl<R: Copy> WorkBuf<R> {
                 p
             }
         };
-        WorkBuf { ptr, len: 0, cap }
+        Ok(WorkBuf { ptr, len: 0, cap })
     }
 
-    /// A new buffer holding a copy of `src`.
+    /// [`WorkBuf::try_with_room`], aborting (as a `Vec` does) when memory runs out.
+    fn with_room(len: usize) -> Self {
+        Self::try_with_room(len).unwrap_or_else(|e| match layout::<R>(capacity_for::<R>(len)) {
+            Some(l) => handle_alloc_error(l),
+            None => panic!("{e}"),
+        })
+    }
+
+    /// A new buffer holding a copy of `src`; an error when memory runs out.
+    pub fn try_copy_of(src: &[R]) -> Result<Self, AllocError> {
+        let mut b = Self::try_with_room(src.len())?;
+        b.refill(src);
+        Ok(b)
+    }
+
+    /// A new buffer holding a copy of `src` (aborting when memory runs out, as a `Vec`
+    /// does; [`WorkBuf::try_copy_of`] returns an error instead).
     pub fn copy_of(src: &[R]) -> Self {
         let mut b = Self::with_room(src.len());
         b.refill(src);
@@ -189,6 +232,21 @@ impl<R: Copy + fmt::Debug> fmt::Debug for WorkBuf<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A size no allocator can give (all of x86-64's user address space) and one that
+    /// overflows are errors naming the size, not aborts.
+    #[test]
+    fn sizes_memory_cannot_hold_are_errors() {
+        let e = WorkBuf::<f64>::try_with_room(1 << 44)
+            .err()
+            .expect("128 TiB");
+        assert_eq!(e.bytes, 1 << 47);
+        let e = WorkBuf::<f64>::try_with_room(usize::MAX / 4)
+            .err()
+            .expect("overflow");
+        assert_eq!(e.bytes, usize::MAX);
+        assert!(WorkBuf::<f64>::try_with_room(1000).is_ok());
+    }
 
     #[test]
     fn small_copies_are_exact_and_large_ones_are_huge_aligned() {

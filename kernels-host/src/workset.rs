@@ -20,9 +20,12 @@ pub struct WorkSet<'a, R: Copy> {
     muts: Vec<WorkBuf<R>>,
     terminated: Vec<u8>,
     /// Caller sample of each slot; empty (and not allocated) until the first permutation,
-    /// while slot `s` holds sample `s`: a fresh run pays for no identity list.
+    /// while slot `s` holds sample `s`: a fresh run pays for no identity list. Distinct,
+    /// each below `samples`.
     ids: Vec<usize>,
     permuted: bool,
+    /// The caller's samples (the length at creation): every caller id is below it.
+    samples: usize,
 }
 
 /// Raw views of a work set for one launch.
@@ -37,8 +40,11 @@ pub(crate) struct Ptrs<R> {
     pub ids: SlotIds,
 }
 
-// SAFETY: a launch hands disjoint index ranges to different threads.
+// SAFETY: the pointers address the work set's planes, borrowed mutably for the launch; a
+// launch hands disjoint index ranges to different threads, so no element is written by
+// two threads or read by one while another writes it.
 unsafe impl<R: Send> Send for Ptrs<R> {}
+// SAFETY: as for `Send`: the threads sharing the views touch disjoint index ranges.
 unsafe impl<R: Sync> Sync for Ptrs<R> {}
 
 /// Copies `src` into a new vector in slot order `order`.
@@ -81,6 +87,7 @@ impl<'a, R: Real + HostReal> WorkSet<'a, R> {
             terminated: vec![0; n],
             ids: Vec::new(),
             permuted: false,
+            samples: n,
         }
     }
 
@@ -142,7 +149,18 @@ impl<'a, R: Real + HostReal> WorkSet<'a, R> {
         self.muts
     }
 
-    pub(crate) fn ptrs(&mut self, save: SaveTarget<R>) -> Ptrs<R> {
+    /// Raw views for a launch of up to `k` steps that saves into `save`.
+    ///
+    /// # Panics
+    /// When `save` does not cover the work set's samples or the launch's steps
+    /// ([`SaveTarget::covers`]): the launch would write outside it.
+    pub(crate) fn ptrs(&mut self, save: SaveTarget<R>, k: u32) -> Ptrs<R> {
+        assert!(
+            save.covers(self.samples, k),
+            "launch: the save target does not cover the work set's {} samples or a launch of \
+             {k} steps",
+            self.samples
+        );
         Ptrs {
             ins: self.ins.iter().map(|p| p.as_ptr()).collect(),
             params: self.params.clone(),
@@ -223,7 +241,18 @@ impl<'a, R: Real + HostReal> WorkSet<'a, R> {
     /// Reorder: puts the slots in the order `order` (slot indices; may drop slots). The
     /// mutable planes are gathered into buffers from `spare`, and their old buffers go
     /// back to it.
+    ///
+    /// # Panics
+    /// When `order` names a slot twice or one out of range (two slots holding one sample
+    /// would have two threads write its saved points).
     pub fn permute(&mut self, order: &[usize], spare: &mut Buffers) {
+        let mut seen = vec![false; self.len()];
+        for &s in order {
+            assert!(
+                s < seen.len() && !std::mem::replace(&mut seen[s], true),
+                "WorkSet::permute: slot {s} is out of range or named twice"
+            );
+        }
         for p in self.ins.iter_mut() {
             *p = Cow::Owned(gather(p, order));
         }
@@ -253,6 +282,61 @@ mod tests {
             vec![Cow::Borrowed(&omega[..])],
             vec![],
             vec![WorkBuf::copy_of(&[0.0f64; 4])],
+        );
+    }
+
+    fn four_samples() -> WorkSet<'static, f64> {
+        WorkSet::new(vec![], vec![], vec![WorkBuf::copy_of(&[0.0f64; 4])])
+    }
+
+    #[test]
+    #[should_panic(expected = "slot 1 is out of range or named twice")]
+    fn a_permutation_naming_a_slot_twice_is_refused() {
+        four_samples().permute(&[0, 1, 1], &mut Buffers::default());
+    }
+
+    #[test]
+    #[should_panic(expected = "slot 4 is out of range or named twice")]
+    fn a_permutation_past_the_slots_is_refused() {
+        four_samples().permute(&[4], &mut Buffers::default());
+    }
+
+    #[test]
+    fn a_launch_checks_its_save_target() {
+        let mut data = [0.0f64; 2 * 3];
+        let mut status = [0u8; 2 * 3];
+        // SAFETY: one saved plane, 2 points, 3 samples: the buffers' sizes; `ptrs` refuses
+        // it before anything is launched.
+        let three = unsafe {
+            SaveTarget::new(
+                data.as_mut_ptr(),
+                status.as_mut_ptr(),
+                std::ptr::null(),
+                1,
+                0,
+                2,
+                3,
+                1,
+                0,
+            )
+        };
+        let mut w = four_samples();
+        let _ = w.ptrs(SaveTarget::NONE, u32::MAX);
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = w.ptrs(three, 1);
+        }));
+        assert!(refused.is_err(), "4 samples do not fit a target of 3");
+        // Compaction keeps the caller's ids: still 4 samples for the target to cover.
+        let mut home = vec![WorkBuf::copy_of(&[0.0f64; 4])];
+        let mut home_term = vec![0u8; 4];
+        w.terminated[3] = 1;
+        assert_eq!(w.compact(&mut home, &mut home_term), 1);
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = w.ptrs(three, 1);
+        }));
+        assert!(
+            refused.is_err(),
+            "ids stay below the caller's sample count, not the slots"
         );
     }
 

@@ -16,10 +16,13 @@ use std::simd::Simd;
 #[inline(always)]
 fn run_all<L: Lane>(xs: &[L::Elem], ys: &[L::Elem]) -> Vec<Vec<L::Elem>> {
     let w = L::WIDTH;
+    assert!(xs.len().is_multiple_of(w) && ys.len() == xs.len());
     let mut out: Vec<Vec<L::Elem>> = Vec::new();
     let mut col = |f: &dyn Fn(L, L) -> L| {
         let mut v = vec![xs[0]; xs.len()];
         for i in (0..xs.len()).step_by(w) {
+            // SAFETY: `xs`, `ys` and `v` have one length, a multiple of `w` (checked above),
+            // so `WIDTH` elements from `i` are inside each.
             unsafe {
                 f(L::load(xs.as_ptr().add(i)), L::load(ys.as_ptr().add(i)))
                     .store(v.as_mut_ptr().add(i))
@@ -80,18 +83,24 @@ where
     let mut v = Vec::new();
     macro_rules! widths {
         ($isa:expr, $run:ident) => {
+            // SAFETY: `$run` is `portable` or an ISA variant this CPU has (checked with
+            // `available()` where the macro is used); the arguments as in `run_all`.
             v.push((format!("{:?} x2", $isa), unsafe {
                 $run::<Simd<R, 2>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x4", $isa), unsafe {
                 $run::<Simd<R, 4>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x8 multi", $isa), unsafe {
                 $run::<Multi<Simd<R, 4>, 2>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x12 multi", $isa), unsafe {
                 $run::<Multi<Simd<R, 4>, 3>>(xs, ys)
             }));
+            // SAFETY: as above.
             v.push((format!("{:?} x32", $isa), unsafe {
                 $run::<Simd<R, 32>>(xs, ys)
             }));

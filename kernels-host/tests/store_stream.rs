@@ -18,9 +18,12 @@ where
     for i in 1..vals.len() {
         vals[i] = vals[i - 1] + step;
     }
+    // SAFETY: `vals` holds 128 elements, at least the widest lane tested (64).
     let v = unsafe { L::load(vals.as_ptr()) };
     for off in 0..16 {
         let (mut a, mut b) = (Line([seed; 256]), Line([seed; 256]));
+        // SAFETY: `off + WIDTH <= 15 + 64 <= 256`: inside both lines; the `sfence` follows
+        // the streaming store, as its contract asks.
         unsafe {
             v.store(a.0.as_mut_ptr().add(off));
             v.store_stream(b.0.as_mut_ptr().add(off));

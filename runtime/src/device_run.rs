@@ -5,6 +5,7 @@
 //! Results stay on the device after `run()`; `to_host()` is the one device-to-host copy of
 //! the results into the caller's planes.
 
+use crate::alloc::filled;
 use crate::bytes::IssuedBytes;
 use crate::device::{Backend, DevPtr, GraphId, dptr};
 use crate::error::Error;
@@ -15,11 +16,11 @@ use crate::run_loop::{LoopArgs, TeamRun, run_loop};
 use crate::runner::Saving;
 use crate::trace;
 use crate::trajectory::{SavePlan, Trajectory};
-use hawk::Kernel;
 use hawk::device::{
     CHUNK, CountChunks, EntryArgs, GatherB1, GatherB4, GatherB8, SaveLaunch, ScanCounts, ScatterB1,
     ScatterB4, ScatterB8, StepEntry, StepLaunch, WhileCondition, WriteChunks,
 };
+use hawk::{Kernel, Real};
 use hawk_host::HostReal;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -74,10 +75,16 @@ enum StepArgs<K: Kernel> {
 
 impl<K: Kernel> StepArgs<K> {
     /// Queues the launch over `slots` threads.
-    fn launch<B: Backend>(self, be: &mut B, slots: u32) -> Result<(), Error> {
+    ///
+    /// # Safety
+    /// As [`Backend::launch`]: the arguments (from [`Session::step_launch_args`] of this
+    /// backend's session, for `slots` slots of one of its layouts) meet the entry's contract.
+    unsafe fn launch<B: Backend>(self, be: &mut B, slots: u32) -> Result<(), Error> {
         match self {
-            StepArgs::Plain(a) => be.launch(a, slots),
-            StepArgs::Indexed(a) => be.launch(a, slots),
+            // SAFETY: this function's contract.
+            StepArgs::Plain(a) => unsafe { be.launch(a, slots) },
+            // SAFETY: this function's contract.
+            StepArgs::Indexed(a) => unsafe { be.launch(a, slots) },
         }
     }
 }
@@ -114,7 +121,11 @@ moved! {
 
 /// Queues the gather (home -> dense, `gather`) or the scatter (dense -> home) of one plane
 /// of `T`s over `n` slots along `ids`.
-fn move_plane<T: Moved, B: Backend>(
+///
+/// # Safety
+/// `ids` must be an allocation of `be` holding `n` distinct indices, `home` one of `T`s
+/// valid at each of them, `dense` one of at least `n` `T`s.
+unsafe fn move_plane<T: Moved, B: Backend>(
     be: &mut B,
     gather: bool,
     n: u32,
@@ -122,17 +133,31 @@ fn move_plane<T: Moved, B: Backend>(
     home: DevPtr,
     dense: DevPtr,
 ) -> Result<(), Error> {
+    // Both entries read `ids` and `dense` below `n` and `home` at the ids, all valid there
+    // (this function's contract); the ids are distinct, so no two threads write one element.
     if gather {
-        be.launch(T::gather(n, ids, home, dense), n)
+        // SAFETY: as above.
+        unsafe { be.launch(T::gather(n, ids, home, dense), n) }
     } else {
-        be.launch(T::scatter(n, ids, home, dense), n)
+        // SAFETY: as above.
+        unsafe { be.launch(T::scatter(n, ids, home, dense), n) }
     }
 }
 
 /// Device buffers and graphs of one runner; lives as long as the runner.
+///
+/// Its invariants, which every backend call here relies on (the backend's methods are
+/// `unsafe`: device memory is untyped addresses): every address it holds is an allocation
+/// of `be`, alive until the session drops, of the size `new`, `dense_buffers` or
+/// `save_buffers` gave it: planes of `n` elements of the kernel's `Real` (`elem` bytes
+/// each), `n` status bytes, index lists of `n` `u32`s, one count per chunk of `n`, 4-byte
+/// counters, `HISTORY` `u32`s. An index list a layout names holds its `slots` distinct ids
+/// below `n` (`compact` and `reorder` write them); `slots <= n`.
 pub(crate) struct Session<B: Backend> {
     be: B,
     n: u32,
+    /// Bytes per plane element (the `Real` the session was made for).
+    elem: usize,
     ins: Vec<DevPtr>,
     muts: Vec<DevPtr>,
     term: DevPtr,
@@ -153,15 +178,29 @@ pub(crate) struct Session<B: Backend> {
     saved_on_device: bool,
 }
 
-fn bytes_of<R>(s: &[R]) -> &[u8] {
+fn bytes_of<R: Real>(s: &[R]) -> &[u8] {
+    // SAFETY: `Real` is sealed to `f32` and `f64`: no padding bytes; the view covers
+    // exactly the slice's bytes and borrows it.
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
-fn bytes_of_mut<R>(s: &mut [R]) -> &mut [u8] {
+fn bytes_of_mut<R: Real>(s: &mut [R]) -> &mut [u8] {
+    // SAFETY: `Real` is sealed to `f32` and `f64`: no padding, and every bit pattern is a
+    // valid value; the view covers exactly the slice's bytes and borrows it mutably.
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
 impl<B: Backend> Session<B> {
+    /// Refuses an element type other than the one the session was made for (its buffers
+    /// are sized by it).
+    fn check_elem<R: Real>(&self) {
+        assert_eq!(
+            R::BYTES,
+            self.elem,
+            "a device session used with another element type"
+        );
+    }
+
     /// Allocates the device buffers and uploads the read-only planes.
     pub fn new<R: HostReal>(mut be: B, planes: &Bound<'_, R>) -> Result<Self, Error> {
         let n = u32::try_from(planes.n).map_err(|_| {
@@ -175,8 +214,10 @@ impl<B: Backend> Session<B> {
         let _r = trace::range("upload");
         let mut ins = Vec::new();
         for d in &planes.ins {
+            assert_eq!(d.len(), planes.n, "an input plane of another length");
             let p = be.alloc(bytes)?;
-            be.upload(p, bytes_of(d))?;
+            // SAFETY: `p` was just allocated with `bytes`, the plane's length in bytes.
+            unsafe { be.upload(p, bytes_of(d)) }?;
             ins.push(p);
         }
         let muts = (0..planes.muts.len())
@@ -194,6 +235,7 @@ impl<B: Backend> Session<B> {
             cond: be.alloc(4)?,
             be,
             n,
+            elem: R::BYTES,
             ins,
             muts,
             term,
@@ -214,6 +256,15 @@ impl<B: Backend> Session<B> {
         plan: &SavePlan,
         traj: &Trajectory<R>,
     ) -> Result<SaveLaunch, Error> {
+        self.check_elem::<R>();
+        assert!(
+            plan.n == self.n as usize
+                && traj.data.len() == plan.names.len() * plan.points * plan.n
+                && traj.status.len() == plan.points * plan.n
+                && traj.times_r.len() == plan.times.len()
+                && plan.mask.count_ones() as usize == plan.names.len(),
+            "a trajectory or save plan not sized for this session"
+        );
         let data_bytes = plan.names.len() * plan.points * plan.n * R::BYTES;
         let status_bytes = plan.points * plan.n;
         let times_bytes = plan.times.len() * R::BYTES;
@@ -242,9 +293,12 @@ impl<B: Backend> Session<B> {
             });
         }
         let b = self.save.expect("allocated above");
-        self.be.zero(b.status, status_bytes)?;
+        // SAFETY: `b.status` was allocated with at least `status_bytes` (checked above).
+        unsafe { self.be.zero(b.status, status_bytes) }?;
         if times_bytes > 0 {
-            self.be.upload(b.times, bytes_of(&traj.times_r))?;
+            // SAFETY: `b.times` holds at least `times_bytes`, the size of `traj.times_r`
+            // (checked above).
+            unsafe { self.be.upload(b.times, bytes_of(&traj.times_r)) }?;
         }
         Ok(SaveLaunch {
             data: b.data,
@@ -266,8 +320,15 @@ impl<B: Backend> Session<B> {
             return Ok(());
         };
         let _r = trace::range("trajectory to_host");
-        self.be.download(b.data, bytes_of_mut(&mut traj.data[..]))?;
-        self.be.download(b.status, &mut traj.status)?;
+        let data = bytes_of_mut(&mut traj.data[..]);
+        assert!(
+            data.len() <= b.data_bytes && traj.status.len() <= b.status_bytes,
+            "a trajectory larger than the device's buffers"
+        );
+        // SAFETY: `b.data` holds `b.data_bytes >= data.len()` bytes (checked above).
+        unsafe { self.be.download(b.data, data) }?;
+        // SAFETY: `b.status` holds `b.status_bytes >= traj.status.len()` bytes.
+        unsafe { self.be.download(b.status, &mut traj.status) }?;
         self.saved_on_device = false;
         Ok(())
     }
@@ -287,10 +348,13 @@ impl<B: Backend> Session<B> {
             return Ok(());
         }
         let _r = trace::range("to_host");
+        self.check_elem::<R>();
         let mut got: Vec<Vec<R>> = Vec::with_capacity(self.muts.len());
         for &src in &self.muts {
-            let mut v = vec![R::from_f64(0.0); self.n as usize];
-            self.be.download(src, bytes_of_mut(&mut v))?;
+            let mut v = filled(R::from_f64(0.0), self.n as usize, "the planes coming home")?;
+            // SAFETY: `src` is a plane of `n` elements of `R` (the session's invariant;
+            // `R` checked above), what `v` holds.
+            unsafe { self.be.download(src, bytes_of_mut(&mut v)) }?;
             got.push(v);
         }
         for (dst, src) in planes.muts.iter_mut().zip(got) {
@@ -310,13 +374,19 @@ impl<B: Backend> Session<B> {
         Ok(())
     }
 
-    fn read_u32(&mut self, p: DevPtr) -> Result<u32, Error> {
+    /// The `u32` at `p`, once the work queued before has run.
+    ///
+    /// # Safety
+    /// `p` must be an allocation of this session's backend of at least 4 bytes.
+    unsafe fn read_u32(&mut self, p: DevPtr) -> Result<u32, Error> {
         let mut b = [0u8; 4];
-        self.be.download(p, &mut b)?;
+        // SAFETY: `p` holds 4 bytes (this function's contract).
+        unsafe { self.be.download(p, &mut b) }?;
         Ok(u32::from_ne_bytes(b))
     }
 
     fn dense_buffers<R: HostReal>(&mut self) -> Result<(Vec<DevPtr>, Vec<DevPtr>, DevPtr), Error> {
+        self.check_elem::<R>();
         if self.dense.is_none() {
             let bytes = self.n as usize * R::BYTES;
             let ins = (0..self.ins.len())
@@ -394,15 +464,24 @@ impl<B: Backend> Session<B> {
     where
         K::Real: HostReal,
     {
-        self.be.zero(self.active, 4)?;
+        // SAFETY: `active` is a 4-byte counter (the session's invariant).
+        unsafe { self.be.zero(self.active, 4) }?;
         let step = self.step_launch_args::<K>(layout, slots, k, params, save);
-        step.launch(&mut self.be, slots)
+        // SAFETY: the step entry's arguments for `slots` slots of one of this session's
+        // layouts: planes of `n`, an index list of `slots` distinct ids below `n` (indexed
+        // and dense layouts), the active counter, and `save` from `save_buffers` (sized for
+        // the run's plan, whose launches never pass its last point) or none.
+        unsafe { step.launch(&mut self.be, slots) }
     }
 
     /// Gathers (home -> dense, in the order of `ids`) or scatters (dense -> home) every
     /// plane (the inputs too when `with_ins`) and the status bytes, each with the helper of
     /// its element width.
-    fn move_planes<R: HostReal>(
+    ///
+    /// # Safety
+    /// `ids` must be one of this session's index lists, holding `slots` distinct ids below
+    /// `n`.
+    unsafe fn move_planes<R: HostReal>(
         &mut self,
         gather: bool,
         with_ins: bool,
@@ -420,10 +499,16 @@ impl<B: Backend> Session<B> {
         let ids = dptr(ids);
         for (home, dense, w) in pairs {
             let be = &mut self.be;
+            // For each arm: `ids` holds `slots` distinct ids below `n` (this function's
+            // contract); `home` and `dense` are planes of `n` elements of width `w` (the
+            // session's invariant, `R` checked by `dense_buffers`).
             match w {
-                8 => move_plane::<u64, B>(be, gather, slots, ids, home, dense),
-                4 => move_plane::<u32, B>(be, gather, slots, ids, home, dense),
-                _ => move_plane::<u8, B>(be, gather, slots, ids, home, dense),
+                // SAFETY: as above.
+                8 => unsafe { move_plane::<u64, B>(be, gather, slots, ids, home, dense) },
+                // SAFETY: as above.
+                4 => unsafe { move_plane::<u32, B>(be, gather, slots, ids, home, dense) },
+                // SAFETY: as above.
+                _ => unsafe { move_plane::<u8, B>(be, gather, slots, ids, home, dense) },
             }?;
         }
         Ok(())
@@ -445,7 +530,9 @@ impl<B: Backend> Session<B> {
             Layout::Home => 0,
             Layout::Indexed(p) => p,
             Layout::Dense(p) => {
-                self.move_planes::<K::Real>(false, false, slots, p)?;
+                // SAFETY: a dense layout's index list holds its `slots` distinct ids below
+                // `n` (the session's invariant).
+                unsafe { self.move_planes::<K::Real>(false, false, slots, p) }?;
                 p
             }
         };
@@ -457,38 +544,54 @@ impl<B: Backend> Session<B> {
         let n_chunks = slots.div_ceil(CHUNK);
         let (term, counts) = (self.term, self.counts);
         let (ids, term) = (dptr(ids), dptr(term));
-        self.be.launch(
-            CountChunks {
-                n_slots: slots,
-                ids,
-                terminated: term,
-                counts: dptr(counts),
-            },
-            n_chunks,
-        )?;
-        self.be.launch(
-            ScanCounts {
+        // The three passes below (the session's invariant): `ids` is null (home layout,
+        // slots = n) or an index list of `slots` ids below `n`, `term` has `n` status bytes,
+        // `counts` one `u32` per chunk of `n >= slots`, `total` is a counter, and `out`,
+        // the other index list, has room for `n >= kept` ids.
+        // SAFETY: as above.
+        unsafe {
+            self.be.launch(
+                CountChunks {
+                    n_slots: slots,
+                    ids,
+                    terminated: term,
+                    counts: dptr(counts),
+                },
                 n_chunks,
-                counts: dptr(counts),
-                total: dptr(self.total),
-            },
-            1,
-        )?;
-        self.be.launch(
-            WriteChunks {
-                n_slots: slots,
-                ids,
-                terminated: term,
-                offsets: dptr(counts),
-                ids_out: dptr(out),
-            },
-            n_chunks,
-        )?;
-        let kept = self.read_u32(self.total)?;
+            )
+        }?;
+        // SAFETY: as above.
+        unsafe {
+            self.be.launch(
+                ScanCounts {
+                    n_chunks,
+                    counts: dptr(counts),
+                    total: dptr(self.total),
+                },
+                1,
+            )
+        }?;
+        // SAFETY: as above; the offsets are the prefix sum pass 2 wrote.
+        unsafe {
+            self.be.launch(
+                WriteChunks {
+                    n_slots: slots,
+                    ids,
+                    terminated: term,
+                    offsets: dptr(counts),
+                    ids_out: dptr(out),
+                },
+                n_chunks,
+            )
+        }?;
+        // SAFETY: `total` is a 4-byte counter.
+        let kept = unsafe { self.read_u32(self.total) }?;
         match strategy {
             DeviceCompaction::IndexList => Ok(Layout::Indexed(out)),
             DeviceCompaction::Gather => {
-                self.move_planes::<K::Real>(true, true, kept, out)?;
+                // SAFETY: `out` now holds the `kept` active ids, distinct (each slot's id
+                // once, from distinct ids) and below `n`.
+                unsafe { self.move_planes::<K::Real>(true, true, kept, out) }?;
                 Ok(Layout::Dense(out))
             }
         }
@@ -518,6 +621,9 @@ impl<B: Backend> Session<B> {
         if arm == Arm::Simulate {
             self.queue_launch::<K>(layout, slots, k, params, save)?;
         } else {
+            // A graph is reused for the same key only: the same layout (index list), slots,
+            // k and save arguments, whose buffers hold what the launch needs at each replay
+            // as they did when it was recorded (the session's invariant).
             let key = GraphKey {
                 layout,
                 slots,
@@ -541,10 +647,12 @@ impl<B: Backend> Session<B> {
                     g
                 }
             };
-            self.be.replay(g)?;
+            // SAFETY: the graph recorded `queue_launch`'s work for this key (see above).
+            unsafe { self.be.replay(g) }?;
             report.graph_replays += 1;
         }
-        self.read_u32(self.active)
+        // SAFETY: `active` is a 4-byte counter.
+        unsafe { self.read_u32(self.active) }
     }
 
     /// The whole loop as one WHILE graph of full-k launches (at most `max_launches`).
@@ -586,11 +694,18 @@ impl<B: Backend> Session<B> {
                     history_len: HISTORY,
                     cond: dptr(cond),
                 };
-                let built = self.be.while_graph(cond, &mut |be: &mut B| {
-                    be.zero(active, 4)?;
-                    step.launch(be, slots)?;
-                    be.launch(cond_args, 1)
-                })?;
+                let mut body = |be: &mut B| {
+                    // SAFETY: `active` is a 4-byte counter.
+                    unsafe { be.zero(active, 4) }?;
+                    // SAFETY: as in `queue_launch` (without saving).
+                    unsafe { step.launch(be, slots) }?;
+                    // SAFETY: the condition kernel reads and writes the session's 4-byte
+                    // counters and its history of `HISTORY = history_len` `u32`s (written
+                    // below `history_len` only).
+                    unsafe { be.launch(cond_args, 1) }
+                };
+                // SAFETY: `cond` is a 4-byte counter.
+                let built = unsafe { self.be.while_graph(cond, &mut body) }?;
                 match built {
                     Ok(g) => {
                         report.build_s += t.elapsed().as_secs_f64();
@@ -608,14 +723,20 @@ impl<B: Backend> Session<B> {
             }
         };
         let _r = trace::range("graph replay (while)");
-        self.be.upload(self.launches, &0u32.to_ne_bytes())?;
-        self.be.upload(self.cond, &1u32.to_ne_bytes())?;
-        self.be.replay(g)?;
+        // SAFETY: `launches` and `cond` are 4-byte counters.
+        unsafe { self.be.upload(self.launches, &0u32.to_ne_bytes()) }?;
+        // SAFETY: as above.
+        unsafe { self.be.upload(self.cond, &1u32.to_ne_bytes()) }?;
+        // SAFETY: the WHILE graph recorded for this key (layout, slots, k), built above or
+        // earlier over the same buffers; its counters were just reset.
+        unsafe { self.be.replay(g) }?;
         report.graph_replays += 1;
-        let l = self.read_u32(self.launches)?;
+        // SAFETY: `launches` is a 4-byte counter.
+        let l = unsafe { self.read_u32(self.launches) }?;
         let listed = l.min(HISTORY) as usize;
         let mut hist = vec![0u8; listed * 4];
-        self.be.download(self.history, &mut hist)?;
+        // SAFETY: `history` holds `HISTORY >= listed` `u32`s.
+        unsafe { self.be.download(self.history, &mut hist) }?;
         report.active_by_launch.extend(
             hist.as_chunks::<4>()
                 .0
@@ -633,7 +754,8 @@ impl<B: Backend> Session<B> {
         report.launches += u64::from(l);
         report.steps += u64::from(l) * u64::from(k);
         *report.launches_by_k.entry(k).or_default() += u64::from(l);
-        Ok(Some(self.read_u32(self.active)?))
+        // SAFETY: `active` is a 4-byte counter.
+        Ok(Some(unsafe { self.read_u32(self.active) }?))
     }
 }
 
@@ -668,6 +790,13 @@ impl<B: Backend> Session<B> {
     where
         K::Real: HostReal,
     {
+        self.check_elem::<K::Real>();
+        assert!(
+            status.len() == self.n as usize
+                && planes.muts.len() == self.muts.len()
+                && planes.muts.iter().all(|p| p.len() == self.n as usize),
+            "planes or status bytes not sized for this device session"
+        );
         // Sized against the device's free memory before anything is uploaded.
         let (save, save_plan) = match saving {
             Some(s) => {
@@ -681,11 +810,13 @@ impl<B: Backend> Session<B> {
             let _r = trace::range("upload");
             for (j, src) in planes.muts.iter().enumerate() {
                 let dst = self.muts[j];
-                self.be.upload(dst, bytes_of(src))?;
+                // SAFETY: `dst` is a plane of `n` elements, `src`'s length (checked above).
+                unsafe { self.be.upload(dst, bytes_of(src)) }?;
             }
         }
         self.on_device = true;
-        self.be.upload(self.term, status)?;
+        // SAFETY: `term` holds `n` bytes, `status`'s length (checked above).
+        unsafe { self.be.upload(self.term, status) }?;
         let report = RunReport {
             samples: planes.n,
             team: TeamKind::Device,
@@ -714,15 +845,32 @@ where
     K::Real: HostReal,
 {
     /// Uploads the order as the first index list (and gathers the planes in it).
+    ///
+    /// # Panics
+    /// When `order` is not a permutation of the session's `n` samples (the launches would
+    /// read and write outside the planes, or run one sample on two threads).
     fn reorder(&mut self, order: &[usize], _report: &mut RunReport) -> Result<(), Error> {
         let s = &mut *self.s;
-        let order: Vec<u32> = order.iter().map(|&i| i as u32).collect();
+        let mut seen = vec![false; s.n as usize];
+        for &i in order {
+            assert!(
+                i < seen.len() && !std::mem::replace(&mut seen[i], true),
+                "reorder: sample {i} is out of range or listed twice"
+            );
+        }
+        assert_eq!(order.len(), seen.len(), "reorder: every sample once");
+        let bytes: Vec<u8> = order
+            .iter()
+            .flat_map(|&i| (i as u32).to_ne_bytes())
+            .collect();
         let ids = s.ids[0];
-        s.be.upload(ids, bytes_of(&order))?;
+        // SAFETY: `ids` is an index list of `n` `u32`s; `bytes` is `n` of them.
+        unsafe { s.be.upload(ids, &bytes) }?;
         self.layout = match self.strategy {
             DeviceCompaction::IndexList => Layout::Indexed(ids),
             DeviceCompaction::Gather => {
-                s.move_planes::<K::Real>(true, true, s.n, ids)?;
+                // SAFETY: `ids` now holds `n` distinct ids below `n` (checked above).
+                unsafe { s.move_planes::<K::Real>(true, true, s.n, ids) }?;
                 Layout::Dense(ids)
             }
         };
@@ -791,7 +939,8 @@ where
         let (arm, layout, slots) = (self.arm, self.layout, self.slots);
         if self.save.data != 0 {
             // Where this launch's points fall: 8 bytes, stream-ordered before the launch.
-            self.s.be.upload(self.save.step0, &from.to_ne_bytes())?;
+            // SAFETY: `step0` is the 8-byte step count `save_buffers` allocated.
+            unsafe { self.s.be.upload(self.save.step0, &from.to_ne_bytes()) }?;
         }
         if let Some(p) = self.save_plan {
             report.issued_bytes += p.launch_bytes::<K::Real>(from, k, self.running as usize);
@@ -833,12 +982,19 @@ where
     ) -> Result<(), Error> {
         if let Layout::Dense(ids) = self.layout {
             let _r = trace::range("scatter home");
-            self.s
-                .move_planes::<K::Real>(false, false, self.slots, ids)?;
+            // SAFETY: a dense layout's index list holds its `slots` distinct ids below `n`
+            // (the session's invariant).
+            unsafe { self.s.move_planes::<K::Real>(false, false, self.slots, ids) }?;
         }
         // Waits for everything queued, then brings the status bytes home.
         let _r = trace::range("status to host");
-        self.s.be.download(self.s.term, status)?;
+        assert_eq!(
+            status.len(),
+            self.s.n as usize,
+            "one status byte per sample"
+        );
+        // SAFETY: `term` holds `n` bytes, `status`'s length (checked above).
+        unsafe { self.s.be.download(self.s.term, status) }?;
         Ok(())
     }
 }

@@ -113,6 +113,21 @@ pub enum Error {
         #[source]
         code: Option<DriverCode>,
     },
+    /// The host could not allocate a buffer the run needs (working copies of the mutable
+    /// planes, status bytes, a trajectory, planes coming home). Nothing was written: the
+    /// caller's planes are as they were.
+    #[error(
+        "out of host memory: {what} need {:.1} GiB, which could not be allocated; nothing \
+         was written, your planes are as they were (run fewer samples at a time, or save \
+         fewer points)",
+        *.bytes as f64 / (1u64 << 30) as f64
+    )]
+    HostOutOfMemory {
+        /// What was being allocated.
+        what: &'static str,
+        /// The bytes asked for.
+        bytes: u128,
+    },
     /// The device ran out of memory (uploading the planes, or compaction buffers).
     #[error("device out of memory: {message}")]
     DeviceOutOfMemory {

@@ -2,6 +2,7 @@
 //! rayon chunks (probing lane shapes under `lanes: auto`), compaction into the caller's
 //! order, and one write home at the end.
 
+use crate::alloc::filled;
 use crate::bytes::IssuedBytes;
 use crate::error::Error;
 use crate::options::Compaction;
@@ -42,12 +43,9 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
         planes: &Bound<'a, R>,
         status: &[u8],
         save: Option<Saving<'t, R>>,
-    ) -> (Self, RunReport) {
+    ) -> Result<(Self, RunReport), Error> {
         let copy = trace::range("copy in");
-        let muts = {
-            let mut kept = team.buffers();
-            planes.muts.iter().map(|d| kept.copy_of(d)).collect()
-        };
+        let muts = working_copies(planes, team)?;
         let ins = planes.ins.iter().map(|d| Cow::Borrowed(*d)).collect();
         let work = WorkSet::new(ins, planes.params.clone(), muts).with_status(status);
         drop(copy);
@@ -65,7 +63,7 @@ impl<'t, 'a, R: HostReal> HostRun<'t, 'a, R> {
             issued: IssuedBytes::of::<K>(),
             save,
         };
-        (run, report)
+        Ok((run, report))
     }
 
     /// One launch of `k` steps at the team's shape, or, under `lanes: auto` until a shape
@@ -168,7 +166,10 @@ where
     ) -> Result<(), Error> {
         let _r = trace::range("compaction");
         let team = self.team;
-        let h = self.home.get_or_insert_with(|| Home::of(planes, team));
+        if self.home.is_none() {
+            self.home = Some(Home::of(planes, team)?);
+        }
+        let h = self.home.as_mut().expect("made above");
         let before = self.work.len();
         let t0 = Instant::now();
         let work = &mut self.work;
@@ -193,7 +194,10 @@ where
             }
             status.copy_from_slice(self.work.terminated());
         } else {
-            let mut h = self.home.take().unwrap_or_else(|| Home::of(planes, team));
+            let mut h = match self.home.take() {
+                Some(h) => h,
+                None => Home::of(planes, team)?,
+            };
             self.work.scatter(&mut h.muts, &mut h.terminated);
             for (dst, src) in planes.muts.iter_mut().zip(&h.muts) {
                 dst.copy_from_slice(src);
@@ -215,11 +219,34 @@ struct Home<R: Copy> {
 
 impl<R: HostReal> Home<R> {
     /// A copy of the caller's mutable planes (in buffers the team kept), nothing terminated.
-    fn of(planes: &Bound<'_, R>, team: &HostTeam) -> Self {
-        let mut kept = team.buffers();
-        Home {
-            muts: planes.muts.iter().map(|d| kept.copy_of(d)).collect(),
-            terminated: vec![0; planes.n],
+    fn of(planes: &Bound<'_, R>, team: &HostTeam) -> Result<Self, Error> {
+        Ok(Home {
+            muts: working_copies(planes, team)?,
+            terminated: filled(0, planes.n, "the samples' status bytes")?,
+        })
+    }
+}
+
+/// Copies of the caller's mutable planes in buffers the team kept (or new ones);
+/// [`Error::HostOutOfMemory`] when memory for them runs out (the copies made so far go
+/// back to the team).
+fn working_copies<R: HostReal>(
+    planes: &Bound<'_, R>,
+    team: &HostTeam,
+) -> Result<Vec<WorkBuf<R>>, Error> {
+    let mut kept = team.buffers();
+    let mut muts = Vec::with_capacity(planes.muts.len());
+    for d in &planes.muts {
+        match kept.copy_of(d) {
+            Ok(b) => muts.push(b),
+            Err(e) => {
+                kept.keep(muts);
+                return Err(Error::HostOutOfMemory {
+                    what: "the working copies of the mutable planes",
+                    bytes: e.bytes as u128 * planes.muts.len() as u128,
+                });
+            }
         }
     }
+    Ok(muts)
 }

@@ -16,6 +16,7 @@
 //!   every plane consistent; `Runner::resume` continues a cancelled or timed-out run with
 //!   the same final bits as an uninterrupted one.
 
+mod alloc;
 mod bytes;
 mod control;
 mod device;

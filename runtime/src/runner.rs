@@ -1,5 +1,6 @@
 //! `until_done` and its runner: the launch loop, compaction, reorder and the report.
 
+use crate::alloc::filled;
 use crate::control::{CancelHandle, Control};
 use crate::device_run::DeviceSession;
 use crate::error::Error;
@@ -184,9 +185,9 @@ where
         options,
         plan,
         planes,
-        bytes: vec![hawk::ACTIVE; n],
-        terminated: vec![false; n],
-        status: vec![Status::Active; n],
+        bytes: filled(hawk::ACTIVE, n, "the samples' status bytes")?,
+        terminated: filled(false, n, "the samples' terminated flags")?,
+        status: filled(Status::Active, n, "the samples' statuses")?,
         steps_done: 0,
         resumable: false,
         home: true,
@@ -306,7 +307,7 @@ where
             match &mut self.trajectory {
                 Some(t) if t.fits(plan) => t.reset(),
                 t => {
-                    let mut fresh = Trajectory::new(plan);
+                    let mut fresh = Trajectory::new(plan)?;
                     if let Team::Host(team) = &self.deployed.team {
                         team.install(|| fresh.first_touch());
                     }
@@ -420,7 +421,7 @@ where
         };
         match &self.deployed.team {
             Team::Host(team) => {
-                let (run, report) = HostRun::begin::<K>(team, args.planes, args.status, save);
+                let (run, report) = HostRun::begin::<K>(team, args.planes, args.status, save)?;
                 run_loop::<K, _>(run, args, report)
             }
             Team::Device(dev) => {

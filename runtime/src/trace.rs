@@ -18,6 +18,8 @@ pub(crate) struct Range {
 pub(crate) fn range(name: &str) -> Range {
     use std::sync::OnceLock;
     static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: the check loads (and unloads) the system's NVTX library by its usual names;
+    // its initialisers are NVIDIA's own, run by every profiled CUDA program.
     let present = *PRESENT.get_or_init(|| unsafe { cudarc::nvtx::sys::is_culib_present() });
     Range {
         _inner: present.then(|| cudarc::nvtx::scoped_range(name)),

@@ -8,6 +8,7 @@
 //! sample's status byte plus one. Samples are in the caller's order whatever compaction and
 //! reorder do (the kernels write by caller id).
 
+use crate::alloc::filled;
 use crate::error::Error;
 use crate::options::{SaveAt, SaveWhen};
 use hawk::save::{NOT_REACHED, SaveTarget};
@@ -268,21 +269,39 @@ impl SavePlan {
     }
 
     /// A save target over `traj`'s buffers, for launches from global step `step0`.
+    ///
+    /// # Panics
+    /// When `traj`'s buffers are not this plan's sizes.
     pub fn target<R: Real>(&self, traj: &mut Trajectory<R>, step0: u64) -> SaveTarget<R> {
-        SaveTarget {
-            data: traj.data.as_mut_ptr(),
-            status: traj.status.as_mut_ptr(),
-            times: if self.every == 0 {
-                traj.times_r.as_ptr()
-            } else {
-                std::ptr::null()
-            },
-            every: self.every,
-            step0,
-            points: self.points as u32,
-            n: self.n as u32,
-            planes: self.mask,
-            time: self.time,
+        let (q, p, n) = (self.names.len(), self.points, self.n);
+        let sized = q.checked_mul(p).and_then(|qp| qp.checked_mul(n)) == Some(traj.data.len())
+            && p.checked_mul(n) == Some(traj.status.len())
+            && (self.every > 0 || traj.times_r.len() == p)
+            && self.mask.count_ones() as usize == q;
+        assert!(sized, "a trajectory not sized for its save plan");
+        let points = u32::try_from(p).expect("points are checked below 2^32 by SavePlan::new");
+        let n = u32::try_from(n).expect("a trajectory of more than 2^32 - 1 samples");
+        let times = if self.every == 0 {
+            traj.times_r.as_ptr()
+        } else {
+            std::ptr::null()
+        };
+        // SAFETY: the buffers have the sizes the target's `planes`, `points` and `n` need
+        // (checked above; `times` in times mode too), are separate allocations of `traj`,
+        // which the run borrows mutably, and nothing else touches them while the launch that
+        // gets this target runs (each host launch gets a new one).
+        unsafe {
+            SaveTarget::new(
+                traj.data.as_mut_ptr(),
+                traj.status.as_mut_ptr(),
+                times,
+                self.every,
+                step0,
+                points,
+                n,
+                self.mask,
+                self.time,
+            )
         }
     }
 }
@@ -335,6 +354,7 @@ fn first_touch<T: Copy + Send + Sync>(v: &mut [T], zero: T) {
     let touch = |c: &mut [T]| {
         for x in c.iter_mut().step_by((PAGE / size).max(1)) {
             // Volatile: a plain store of zero into zeroed memory may be optimized away.
+            // SAFETY: `x` is a `&mut T`: valid, aligned and exclusively borrowed.
             unsafe { std::ptr::write_volatile(x, zero) };
         }
     };
@@ -356,11 +376,15 @@ pub(crate) struct LineBuf<R> {
 impl<R: Real> LineBuf<R> {
     const LINE: usize = 64;
 
-    fn zeroed(len: usize) -> Self {
-        let buf = vec![R::from_f64(0.0); len + Self::LINE / R::BYTES];
+    fn zeroed(len: usize) -> Result<Self, Error> {
+        let buf = filled(
+            R::from_f64(0.0),
+            len + Self::LINE / R::BYTES,
+            "the saved points",
+        )?;
         let start = buf.as_ptr() as usize;
         let off = (start.next_multiple_of(Self::LINE) - start) / R::BYTES;
-        LineBuf { buf, off, len }
+        Ok(LineBuf { buf, off, len })
     }
 }
 
@@ -401,13 +425,13 @@ pub struct Trajectory<R> {
 impl<R: Real> Trajectory<R> {
     /// An empty trajectory for `plan` (the memory is zeroed lazily by the allocator: pages
     /// are touched by the first run that writes them).
-    pub(crate) fn new(plan: &SavePlan) -> Self {
+    pub(crate) fn new(plan: &SavePlan) -> Result<Self, Error> {
         let (q, p, n) = (plan.names.len(), plan.points, plan.n);
-        let mut data = LineBuf::zeroed(q * p * n);
+        let mut data = LineBuf::zeroed(q * p * n)?;
         advise_huge_pages(&mut data);
-        let mut status = vec![NOT_REACHED; p * n];
+        let mut status = filled(NOT_REACHED, p * n, "the saved points' statuses")?;
         advise_huge_pages(&mut status);
-        Trajectory {
+        Ok(Trajectory {
             names: plan.names.clone(),
             n,
             points: p,
@@ -417,7 +441,7 @@ impl<R: Real> Trajectory<R> {
             times_r: plan.times_as::<R>(),
             data,
             status,
-        }
+        })
     }
 
     /// Faults in the new buffers' pages in parallel (on the calling thread pool), before

@@ -125,12 +125,12 @@ const TAG_REPORT: i32 = 14;
 const MAX_MSG: usize = 1 << 30;
 
 fn as_bytes<R: HostReal>(s: &[R]) -> &[u8] {
-    // SAFETY: `HostReal` is implemented for `f32` and `f64` only: no padding, any bytes.
+    // SAFETY: `HostReal: Real`, which is sealed to `f32` and `f64`: no padding bytes.
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
 }
 
 fn as_bytes_mut<R: HostReal>(s: &mut [R]) -> &mut [u8] {
-    // SAFETY: as above; every bit pattern is a valid `f32`/`f64`.
+    // SAFETY: as above, and every bit pattern is a valid `f32`/`f64`.
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast(), std::mem::size_of_val(s)) }
 }
 

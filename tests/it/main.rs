@@ -12,6 +12,7 @@ mod host_oscillator;
 mod kernel_crate_path;
 mod math_device;
 mod no_driver;
+mod out_of_memory;
 mod ptx;
 mod report;
 mod trajectory;

@@ -213,6 +213,8 @@ macro_rules! device_entry {
             #[inline(always)]
             unsafe fn thread(&self, $i: usize) {
                 let $a = self;
+                // SAFETY: the caller passes pointers valid as the entry's body documents,
+                // for every thread of the launch (this method's contract).
                 #[allow(unused_unsafe)]
                 unsafe { $($body)* }
             }
@@ -223,6 +225,8 @@ macro_rules! device_entry {
         #[unsafe(no_mangle)]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "gpu-kernel" fn $sym($($field: $ty),*) {
+            // SAFETY: the launch passes these parameters valid as the body documents for
+            // every thread of its grid (the entry's contract, met by the runtime).
             unsafe {
                 $crate::device::EntryArgs::thread(
                     &$name { $($field),* },

@@ -9,11 +9,15 @@ use crate::device_entry;
 pub const CHUNK: u32 = 256;
 
 /// The sample in slot `s`: `ids[s]`, or `s` itself when `ids` is null (the identity order).
+///
+/// # Safety
+/// `ids` null or valid for reading index `s`.
 #[inline(always)]
 unsafe fn id_of(ids: *const u32, s: usize) -> u32 {
     if ids.is_null() {
         s as u32
     } else {
+        // SAFETY: not null, so valid at `s` (the caller's contract).
         unsafe { *ids.add(s) }
     }
 }
@@ -38,8 +42,11 @@ pub unsafe fn count_chunk(
     }
     let mut live = 0;
     for s in lo..hi {
+        // SAFETY: `s < n_slots`, so `ids` (when not null) is valid at `s` and `terminated`
+        // at the id it holds (the caller's contract).
         live += (unsafe { *terminated.add(id_of(ids, s) as usize) } == 0) as u32;
     }
+    // SAFETY: `lo < hi` makes `c` a chunk below `ceil(n_slots / CHUNK)`: `counts` is valid.
     unsafe { *counts.add(c) = live };
 }
 
@@ -52,10 +59,13 @@ pub unsafe fn count_chunk(
 pub unsafe fn scan_counts(n_chunks: u32, counts: *mut u32, total: *mut u32) {
     let mut sum = 0u32;
     for c in 0..n_chunks as usize {
+        // SAFETY: `c < n_chunks`: `counts` is valid there for reads and writes.
         let v = unsafe { *counts.add(c) };
+        // SAFETY: as above.
         unsafe { *counts.add(c) = sum };
         sum += v;
     }
+    // SAFETY: `total` is valid for one write (the caller's contract).
     unsafe { *total = sum };
 }
 
@@ -77,10 +87,15 @@ pub unsafe fn write_chunk(
     if lo >= hi {
         return;
     }
+    // SAFETY: `c` is a chunk with slots, so `offsets` (one per chunk) is valid at `c`.
     let mut at = unsafe { *offsets.add(c) } as usize;
     for s in lo..hi {
+        // SAFETY: `s < n_slots`: `ids`, when not null, is valid at `s`.
         let id = unsafe { id_of(ids, s) };
+        // SAFETY: `terminated` is valid at every id (the caller's contract).
         if unsafe { *terminated.add(id as usize) } == 0 {
+            // SAFETY: `at` is below the chunk's offset plus its active count, so below the
+            // total `ids_out` is valid for.
             unsafe { *ids_out.add(at) = id };
             at += 1;
         }
@@ -100,6 +115,7 @@ fn chunk_range(c: usize, n_slots: u32) -> (usize, usize) {
 #[inline(always)]
 pub unsafe fn gather<T: Copy>(i: usize, n: u32, ids: *const u32, home: *const T, dense: *mut T) {
     if i < n as usize {
+        // SAFETY: `i < n`: `ids` and `dense` are valid at `i`, `home` at the id it holds.
         unsafe { *dense.add(i) = *home.add(*ids.add(i) as usize) };
     }
 }
@@ -111,6 +127,7 @@ pub unsafe fn gather<T: Copy>(i: usize, n: u32, ids: *const u32, home: *const T,
 #[inline(always)]
 pub unsafe fn scatter<T: Copy>(i: usize, n: u32, ids: *const u32, dense: *const T, home: *mut T) {
     if i < n as usize {
+        // SAFETY: `i < n`: `ids` and `dense` are valid at `i`, `home` at the id it holds.
         unsafe { *home.add(*ids.add(i) as usize) = *dense.add(i) };
     }
 }
@@ -130,6 +147,8 @@ pub unsafe fn while_condition(
     history_len: u32,
     cond: *mut u32,
 ) {
+    // SAFETY: `active`, `launches` and `cond` are valid `u32`s and `history` is written
+    // only below `history_len` (the caller's contract).
     unsafe {
         let a = *active;
         let l = *launches;

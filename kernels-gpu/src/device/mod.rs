@@ -32,6 +32,8 @@ pub use step::{save_target, step_indexed_thread, step_thread};
 #[inline(always)]
 pub fn global_index() -> usize {
     use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+    // SAFETY: reading the special registers `%ctaid.x`, `%ntid.x` and `%tid.x` has no
+    // precondition inside a kernel.
     unsafe { (_block_idx_x() as usize) * (_block_dim_x() as usize) + _thread_idx_x() as usize }
 }
 
@@ -42,5 +44,7 @@ pub fn global_index() -> usize {
 #[inline(always)]
 pub unsafe fn count_one(counter: *mut u32) {
     use core::sync::atomic::{AtomicU32, Ordering};
+    // SAFETY: `counter` is a live, aligned `u32` (the caller's contract), and during a
+    // launch every thread touches it through this atomic add only.
     unsafe { AtomicU32::from_ptr(counter).fetch_add(1, Ordering::Relaxed) };
 }

@@ -10,7 +10,8 @@ use crate::save::{SaveTarget, SlotIds};
 /// (`step0`), so a captured graph replays with the current one. Null `data`: no saving.
 ///
 /// # Safety
-/// When `data` is not null, `step0` must point to a live `u64`.
+/// When `data` is not null, `step0` must point to a live `u64`, and the other arguments must
+/// meet [`SaveTarget::new`]'s contract for the launch (every thread of it).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn save_target<R: Real>(
@@ -27,17 +28,9 @@ pub unsafe fn save_target<R: Real>(
     if data.is_null() {
         return SaveTarget::NONE;
     }
-    SaveTarget {
-        data,
-        status,
-        times,
-        every,
-        step0: unsafe { *step0 },
-        points,
-        n,
-        planes,
-        time,
-    }
+    // SAFETY: `data` is not null here, so `step0` points to a live `u64` and the buffers
+    // meet `SaveTarget::new`'s contract (this function's contract).
+    unsafe { SaveTarget::new(data, status, times, every, *step0, points, n, planes, time) }
 }
 
 /// The body of the generated entry `hawk_<name>`: thread `i` of a launch over samples `0..n`
@@ -68,7 +61,11 @@ pub unsafe fn step_thread<K: Kernel>(
     } else {
         SlotIds::Narrow(save_ids)
     };
+    // SAFETY: `step_slot` calls `run` with `s = i < n` only, for which the caller guarantees
+    // `run_sample`'s contract (each thread has its own `i`).
     let run = |s| unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, ids).0 };
+    // SAFETY: the identity gives every `i < n` an index `run` may use; `active` is valid
+    // (the caller's contract).
     unsafe { step_slot(i, n, |i| i, run, active) }
 }
 
@@ -93,10 +90,16 @@ pub unsafe fn step_indexed_thread<K: Kernel>(
 ) where
     K::Real: Lane<Elem = K::Real, Mask = bool>,
 {
+    // SAFETY: `step_slot` calls `sample` with `i < n_active` only, and `idx` holds
+    // `n_active` indices (the caller's contract).
     let sample = |i| unsafe { *idx.add(i) } as usize;
     // The index list names caller ids: saved points go to sample `s` itself.
     let same = SlotIds::Same;
+    // SAFETY: `s` is one of `idx`'s distinct, in-range indices, for which the caller
+    // guarantees `run_sample`'s contract; distinct, so no two threads run the same sample.
     let run = |s| unsafe { run_sample::<K>(s, k, ins, params, muts, terminated, save, same).0 };
+    // SAFETY: `sample` gives every `i < n_active` an index `run` may use; `active` is valid
+    // (the caller's contract).
     unsafe { step_slot(i, n_active, sample, run, active) }
 }
 
@@ -116,6 +119,7 @@ unsafe fn step_slot(
     active: *mut u32,
 ) {
     if i < slots as usize && run(sample(i)) {
+        // SAFETY: `active` is a live `u32` (the caller's contract).
         unsafe { count_one(active) };
     }
 }

@@ -16,8 +16,13 @@ use core::ops::{
 };
 
 /// An element type a plane can hold: `f64` or `f32`.
+///
+/// Sealed: no other type implements it, so code that moves planes as bytes (device
+/// uploads, MPI messages) may rely on an element without padding, every bit pattern of
+/// which is a value.
 pub trait Real:
-    Copy
+    sealed::Sealed
+    + Copy
     + Send
     + Sync
     + Default
@@ -42,6 +47,13 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// `true` when neither NaN nor infinite.
     fn finite(self) -> bool;
+}
+
+mod sealed {
+    /// Implemented for `f64` and `f32` only (see [`Real`](super::Real)).
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
 }
 
 /// A per-lane boolean: `bool` for a scalar lane, a SIMD mask for a vector lane.
@@ -118,6 +130,8 @@ pub trait Lane:
     /// (`core::arch::x86_64::_mm_sfence`) before any other thread reads what it wrote.
     #[inline(always)]
     unsafe fn store_stream(self, p: *mut Self::Elem) {
+        // SAFETY: `p` is valid for writing `WIDTH` elements (this method's contract, which
+        // is `store`'s).
         unsafe { self.store(p) }
     }
     /// Lane `i`'s value.

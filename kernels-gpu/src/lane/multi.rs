@@ -115,6 +115,8 @@ impl<V: Lane, const G: usize> Lane for Multi<V, G> {
     }
     #[inline(always)]
     unsafe fn load(p: *const V::Elem) -> Self {
+        // SAFETY: `p` is valid for `WIDTH = V::WIDTH * G` elements, so for `V::WIDTH` from
+        // `g * V::WIDTH` on, `g < G`.
         Multi(core::array::from_fn(|g| unsafe {
             V::load(p.add(g * V::WIDTH))
         }))
@@ -122,12 +124,15 @@ impl<V: Lane, const G: usize> Lane for Multi<V, G> {
     #[inline(always)]
     unsafe fn store(self, p: *mut V::Elem) {
         for (g, v) in self.0.iter().enumerate() {
+            // SAFETY: `p` is valid for `V::WIDTH * G` elements, so for `V::WIDTH` from
+            // `g * V::WIDTH` on, `g < G`.
             unsafe { v.store(p.add(g * V::WIDTH)) }
         }
     }
     #[inline(always)]
     unsafe fn store_stream(self, p: *mut V::Elem) {
         for (g, v) in self.0.iter().enumerate() {
+            // SAFETY: as in `store`; the caller runs the `sfence` the contract asks for.
             unsafe { v.store_stream(p.add(g * V::WIDTH)) }
         }
     }

@@ -67,10 +67,12 @@ macro_rules! scalar_lane {
             }
             #[inline(always)]
             unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: `p` is valid for reading `WIDTH = 1` element.
                 unsafe { *p }
             }
             #[inline(always)]
             unsafe fn store(self, p: *mut $t) {
+                // SAFETY: `p` is valid for writing `WIDTH = 1` element.
                 unsafe { *p = self }
             }
             #[inline(always)]

@@ -53,10 +53,13 @@ macro_rules! simd_lane {
             }
             #[inline(always)]
             unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: `p` is valid for reading `N` elements, one `[T; N]`; the read is
+                // unaligned, so `p` needs no particular alignment.
                 unsafe { Simd::from_array(core::ptr::read_unaligned(p as *const [$t; N])) }
             }
             #[inline(always)]
             unsafe fn store(self, p: *mut $t) {
+                // SAFETY: `p` is valid for writing `N` elements; the write is unaligned.
                 unsafe { core::ptr::write_unaligned(p as *mut [$t; N], self.to_array()) }
             }
             #[inline(always)]
@@ -73,12 +76,17 @@ macro_rules! simd_lane {
                         while c < N {
                             let v: core::arch::x86_64::$m128 =
                                 Simd::<$t, C>::from_slice(&a[c..c + C]).into();
+                            // SAFETY: `c + C <= N`, so the 16 bytes at `p + c` are inside
+                            // the `N` elements `p` is valid for, and 16-byte aligned (`p`
+                            // is, and `c` elements are a multiple of 16 bytes); SSE/SSE2
+                            // are baseline on x86-64.
                             unsafe { core::arch::x86_64::$stream(p.add(c), v) };
                             c += C;
                         }
                         return;
                     }
                 }
+                // SAFETY: `p` is valid for writing `N` elements (the contract).
                 unsafe { self.store(p) }
             }
             #[inline(always)]

@@ -24,7 +24,9 @@ enum Op {
 /// `ceil(threads / BLOCK)` blocks calls the entry's body exactly as the GPU entry does
 /// (bounds checks included).
 trait Grid: Send + Sync {
-    fn run(&self, threads: u32);
+    /// # Safety
+    /// The arguments meet their entry's contract for every thread of the grid, now.
+    unsafe fn run(&self, threads: u32);
 }
 
 /// Entry arguments held by the emulated device. Their pointers are addresses of this
@@ -34,13 +36,15 @@ struct Held<A>(A);
 // SAFETY: the pointers address memory the emulated backend owns and moves with it; a
 // launch runs on the thread that drives the backend.
 unsafe impl<A> Send for Held<A> {}
+// SAFETY: as for `Send`: a shared `Held` is run by the thread that drives the backend only.
 unsafe impl<A> Sync for Held<A> {}
 
 impl<A: EntryArgs> Grid for Held<A> {
-    fn run(&self, threads: u32) {
+    unsafe fn run(&self, threads: u32) {
         let grid = threads.div_ceil(BLOCK).max(1);
         for i in 0..(grid * BLOCK) as usize {
-            // SAFETY: the orchestration passes live allocations sized for the launch.
+            // SAFETY: `i` is a thread of the grid, for which the arguments meet the entry's
+            // contract (this method's contract).
             unsafe { self.0.thread(i) }
         }
     }
@@ -165,9 +169,16 @@ impl EmulatedBackend {
             None => Ok(()),
         }
     }
-    fn exec(&mut self, op: &Op) -> Result<(), Error> {
+    /// Runs one queued or recorded operation.
+    ///
+    /// # Safety
+    /// The operation meets, now, the contract of the method that queued it (`zero`,
+    /// `launch`).
+    unsafe fn exec(&mut self, op: &Op) -> Result<(), Error> {
         self.usable()?;
         match op {
+            // SAFETY: `zero`'s contract: `bytes` bytes from `p` lie in one of this backend's
+            // allocations (host memory, freed only when the backend drops).
             Op::Zero(p, bytes) => unsafe { std::ptr::write_bytes(*p as *mut u8, 0, *bytes) },
             Op::Launch {
                 grid,
@@ -186,19 +197,26 @@ impl EmulatedBackend {
                     self.broken = Some(e.clone());
                     return Err(e);
                 }
-                grid.run(*threads)
+                // SAFETY: `launch`'s contract: the arguments are valid for every thread of
+                // the grid.
+                unsafe { grid.run(*threads) }
             }
         }
         Ok(())
     }
-    fn queue(&mut self, op: Op) -> Result<(), Error> {
+    /// Runs `op` now, or records it while capturing.
+    ///
+    /// # Safety
+    /// As [`EmulatedBackend::exec`], when it runs.
+    unsafe fn queue(&mut self, op: Op) -> Result<(), Error> {
         self.usable()?;
         match &mut self.recording {
             Some(ops) => {
                 ops.push(op);
                 Ok(())
             }
-            None => self.exec(&op),
+            // SAFETY: this function's contract.
+            None => unsafe { self.exec(&op) },
         }
     }
 }
@@ -225,25 +243,40 @@ impl Backend for EmulatedBackend {
         self.allocated += bytes;
         Ok(p)
     }
-    fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
+    unsafe fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
         self.usable()?;
+        // SAFETY: `dst` lies in an allocation of this backend (host memory) with room for
+        // `src.len()` bytes (the contract); that allocation is owned by the backend, not
+        // borrowed as `src`, so they do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
         Ok(())
     }
-    fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
+    unsafe fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
         self.usable()?;
+        // SAFETY: `src` lies in an allocation of this backend (host memory) holding
+        // `dst.len()` bytes from it (the contract); `dst` is borrowed mutably, so they do
+        // not overlap.
         unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
-    fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
-        self.queue(Op::Zero(dst, bytes))
+    unsafe fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
+        // SAFETY: `zero`'s contract, which `exec` needs, holds when the operation runs (at
+        // once, or when a graph recording it replays: allocations live as long as the
+        // backend).
+        unsafe { self.queue(Op::Zero(dst, bytes)) }
     }
-    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error> {
-        self.queue(Op::Launch {
+    unsafe fn launch<A: EntryArgs + 'static>(
+        &mut self,
+        args: A,
+        threads: u32,
+    ) -> Result<(), Error> {
+        let op = Op::Launch {
             grid: Arc::new(Held(args)),
             symbol: A::SYMBOL,
             threads,
-        })
+        };
+        // SAFETY: `launch`'s contract holds when the launch runs, at once or at a replay.
+        unsafe { self.queue(op) }
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
         self.usable()?;
@@ -259,7 +292,7 @@ impl Backend for EmulatedBackend {
         });
         Ok(self.graphs.len() - 1)
     }
-    fn while_graph(
+    unsafe fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
@@ -271,15 +304,19 @@ impl Backend for EmulatedBackend {
         self.graphs[g].while_cond = Some(cond);
         Ok(Ok(g))
     }
-    fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
+    unsafe fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
         self.usable()?;
         let ops = self.graphs[graph].ops.clone();
         let while_cond = self.graphs[graph].while_cond;
         loop {
             for op in &ops {
-                self.exec(op)?;
+                // SAFETY: `replay`'s contract: the recorded work meets, now, the contracts it
+                // was recorded under.
+                unsafe { self.exec(op) }?;
             }
             match while_cond {
+                // SAFETY: `c` is the 4-byte condition allocation the WHILE graph was built
+                // with (`while_graph`'s contract), alive as long as the backend.
                 Some(c) if unsafe { *(c as *const u32) } != 0 => continue,
                 _ => break,
             }

@@ -104,18 +104,43 @@ pub(crate) type GraphId = usize;
 /// Launches, zeroing and replays are queued in order (a stream); `download` waits for
 /// everything queued before it. Between `begin_capture` and `end_capture` launches and
 /// zeroing are recorded into a graph instead of run.
+///
+/// Device memory is untyped addresses ([`DevPtr`]; host addresses on the emulated device,
+/// where a wrong one is a wild host pointer), so every method that takes one is `unsafe`:
+/// its caller guarantees that the addresses lie in live allocations of this backend (made
+/// by [`Backend::alloc`], freed only when the backend drops) with room for what is read
+/// or written there.
 pub(crate) trait Backend: Sized {
     /// Allocates `bytes` of zeroed device memory, freed when the backend drops.
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error>;
     /// Copies host bytes to the device (complete when it returns).
-    fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error>;
+    ///
+    /// # Safety
+    /// `dst` must lie in an allocation of this backend with at least `src.len()` bytes from
+    /// `dst` on.
+    unsafe fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error>;
     /// Waits for queued work, then copies device bytes to the host.
-    fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error>;
+    ///
+    /// # Safety
+    /// `src` must lie in an allocation of this backend with at least `dst.len()` bytes from
+    /// `src` on.
+    unsafe fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error>;
     /// Queues zeroing `bytes` at `dst` (capturable).
-    fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error>;
+    ///
+    /// # Safety
+    /// `dst` must lie in an allocation of this backend with at least `bytes` bytes from
+    /// `dst` on.
+    unsafe fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error>;
     /// Queues a launch of `threads` threads (blocks of [`BLOCK`]) of the entry `A`
     /// describes, with these arguments (capturable).
-    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error>;
+    ///
+    /// # Safety
+    /// `args` must meet its entry's contract ([`EntryArgs::thread`]) for every thread of
+    /// the grid (`threads` rounded up to whole blocks; the bodies check their bounds), with
+    /// every address in an allocation of this backend, when the launch runs: at once, or,
+    /// recorded into a graph, at every replay.
+    unsafe fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32)
+    -> Result<(), Error>;
     /// Starts recording queued work into a graph.
     fn begin_capture(&mut self) -> Result<(), Error>;
     /// Stops recording; the graph is instantiated and ready to replay.
@@ -123,13 +148,21 @@ pub(crate) trait Backend: Sized {
     /// A graph whose body (recorded by `body`) repeats while the `u32` at `cond` is non-zero
     /// after an iteration (the body runs at least once). `Ok(Err(reason))` when this device
     /// cannot build conditional WHILE nodes.
-    fn while_graph(
+    ///
+    /// # Safety
+    /// `cond` must be a 4-byte allocation of this backend (the body's work meets its own
+    /// methods' contracts at every iteration of every replay).
+    unsafe fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
     ) -> Result<Result<GraphId, String>, Error>;
     /// Queues a replay of a graph.
-    fn replay(&mut self, graph: GraphId) -> Result<(), Error>;
+    ///
+    /// # Safety
+    /// The work the graph recorded must meet, now, the contracts it was recorded under:
+    /// what its launches read (index lists, counts) holds what their entries need.
+    unsafe fn replay(&mut self, graph: GraphId) -> Result<(), Error>;
     /// Free device memory in bytes, where the driver says (`None`: unknown).
     fn mem_free(&mut self) -> Option<usize> {
         None

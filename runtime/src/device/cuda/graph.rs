@@ -15,6 +15,7 @@ impl RawGraph {
     /// An empty graph.
     pub fn new() -> Result<Self, Error> {
         let mut graph: sys::CUgraph = std::ptr::null_mut();
+        // SAFETY: `graph` is a valid place for the new handle; flags must be 0.
         unsafe { sys::cuGraphCreate(&mut graph, 0) }
             .result()
             .map_err(|e| dev_err("cuGraphCreate", e))?;
@@ -29,6 +30,7 @@ impl RawGraph {
     /// Instantiates the graph (once).
     pub fn instantiate(&mut self) -> Result<(), Error> {
         if self.exec.is_none() {
+            // SAFETY: `self.graph` is a live graph this value owns.
             let exec =
                 unsafe { result::graph::instantiate(self.graph, sys::CUgraphInstantiate_flags(0)) }
                     .map_err(|e| dev_err("instantiating the WHILE graph", e))?;
@@ -42,12 +44,16 @@ impl RawGraph {
         let exec = self
             .exec
             .ok_or_else(|| Error::device("launching a WHILE graph before instantiating it"))?;
+        // SAFETY: `exec` is this graph's live executable; `stream` is the caller's live
+        // stream on the same context.
         unsafe { result::graph::launch(exec, stream) }.map_err(|e| dev_err("WHILE graph launch", e))
     }
 }
 
 impl Drop for RawGraph {
     fn drop(&mut self) {
+        // SAFETY: the executable and the graph are owned by this value and destroyed once,
+        // here; nothing uses them afterwards.
         unsafe {
             if let Some(e) = self.exec.take() {
                 let _ = result::graph::exec_destroy(e);

@@ -25,6 +25,9 @@ impl Linker {
         ];
         let mut vals: [*mut c_void; 2] = [log.as_mut_ptr().cast(), log.len() as *mut c_void];
         let mut state: sys::CUlinkState = std::ptr::null_mut();
+        // SAFETY: two options with two values each as the driver expects (a buffer pointer
+        // and its size); the log buffer is boxed and owned by the `Linker`, so it outlives
+        // the link state it is given to (destroyed first, in `drop`).
         unsafe { sys::cuLinkCreate_v2(2, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state) }
             .result()
             .map_err(|e| dev_err("cuLinkCreate", e))?;
@@ -49,6 +52,9 @@ impl Linker {
     /// Adds PTX text under `name` (for the log).
     pub fn add_ptx(&mut self, name: &CStr, ptx: &str) -> Result<(), Error> {
         let src = CString::new(ptx).map_err(|_| Error::device("the PTX contains a NUL byte"))?;
+        // SAFETY: `self.state` is a live link state; `src` is a NUL-terminated buffer of the
+        // length given and `name` a C string, both alive for the call (the driver copies
+        // them); no options.
         unsafe {
             sys::cuLinkAddData_v2(
                 self.state,
@@ -69,6 +75,8 @@ impl Linker {
     pub fn add_library(&mut self, path: &Path) -> Result<(), Error> {
         let p = CString::new(path.to_string_lossy().as_bytes())
             .map_err(|_| Error::device(format!("{} contains a NUL byte", path.display())))?;
+        // SAFETY: `self.state` is a live link state and `p` a C string alive for the call;
+        // no options.
         unsafe {
             sys::cuLinkAddFile_v2(
                 self.state,
@@ -88,15 +96,20 @@ impl Linker {
     pub fn finish(self) -> Result<Vec<u8>, Error> {
         let mut cubin: *mut c_void = std::ptr::null_mut();
         let mut size = 0usize;
+        // SAFETY: `self.state` is a live link state; `cubin` and `size` are valid places
+        // for the results.
         unsafe { sys::cuLinkComplete(self.state, &mut cubin, &mut size) }
             .result()
             .map_err(|e| self.fail("completing the link", e))?;
+        // SAFETY: on success the driver's cubin is `size` bytes at `cubin`, owned by the
+        // link state, which `self` keeps alive until this function returns (after the copy).
         Ok(unsafe { std::slice::from_raw_parts(cubin as *const u8, size) }.to_vec())
     }
 }
 
 impl Drop for Linker {
     fn drop(&mut self) {
+        // SAFETY: the link state is owned by this value and destroyed once, here.
         unsafe {
             let _ = sys::cuLinkDestroy(self.state);
         }
@@ -111,6 +124,9 @@ impl LoadedModule {
     /// zeros (the call takes no length; an image that is not ELF is read as text).
     pub fn load(image: &[u8]) -> Result<Self, cudarc::driver::DriverError> {
         let mut buf = vec![0u64; image.len().div_ceil(8) + 1];
+        // SAFETY: `buf` holds at least `image.len() + 8` bytes, so the copy fits and the
+        // image is followed by zeros; `buf` is 8-byte aligned and alive for the call (the
+        // driver copies the image).
         unsafe {
             std::ptr::copy_nonoverlapping(
                 image.as_ptr(),
@@ -124,6 +140,7 @@ impl LoadedModule {
     /// The entry `symbol`.
     pub fn function(&self, symbol: &str) -> Result<sys::CUfunction, Error> {
         let c = CString::new(symbol).map_err(|_| Error::device("a symbol contains a NUL"))?;
+        // SAFETY: `self.0` is a loaded module (unloaded only when `self` drops).
         unsafe { cudarc::driver::result::module::get_function(self.0, c) }
             .map_err(|e| dev_err(&format!("finding entry `{symbol}` in the module"), e))
     }
@@ -131,6 +148,7 @@ impl LoadedModule {
 
 impl Drop for LoadedModule {
     fn drop(&mut self) {
+        // SAFETY: the module is owned by this value and unloaded once, here.
         unsafe {
             let _ = cudarc::driver::result::module::unload(self.0);
         }

@@ -22,6 +22,8 @@ use std::sync::{Arc, Mutex};
 
 /// Why no CUDA device can be used here, or `None` when one can.
 pub(crate) fn unavailable_reason() -> Option<String> {
+    // SAFETY: the check loads (and unloads) the system's CUDA driver library by its usual
+    // names; its initialisers are the driver's own, run by every CUDA program.
     if !unsafe { sys::is_culib_present() } {
         return Some("no CUDA driver (libcuda) found on this machine".into());
     }
@@ -53,6 +55,7 @@ pub(crate) fn gpu_count() -> usize {
 /// The driver's CUDA version as `major * 1000 + minor * 10` (12030 for 12.3).
 pub(crate) fn driver_version() -> Result<i32, Error> {
     let mut v = 0;
+    // SAFETY: `v` is a valid place for the version; the call needs no initialisation.
     unsafe { sys::cuDriverGetVersion(&mut v) }
         .result()
         .map_err(|e| dev_err("cuDriverGetVersion", e))?;
@@ -70,9 +73,10 @@ pub struct CudaTeam {
     startup: Startup,
 }
 
-// The raw module and function handles are plain driver handles, usable from any thread
-// with the context bound.
+// SAFETY: the raw module and function handles are plain driver handles, usable from any
+// thread with the context bound; the function cache is behind a mutex.
 unsafe impl Send for CudaTeam {}
+// SAFETY: as for `Send`: shared, the team only hands out handles (the cache is locked).
 unsafe impl Sync for CudaTeam {}
 
 impl CudaTeam {
@@ -96,6 +100,8 @@ impl CudaTeam {
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| dev_err("creating a CUDA context", e))?;
         // Raw allocations only, but graphs must not see cudarc's event bookkeeping.
+        // SAFETY: the contract is about `CudaSlice`s used across streams; this team makes
+        // none (raw allocations only) and queues all its work on one stream.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx
             .new_stream()
@@ -234,14 +240,24 @@ impl CudaBackend {
     /// Launches `f` over `threads` threads with the parameters in `self.words`. Each
     /// value sits in its own 8-byte slot; a 4-byte parameter is read from the slot's low
     /// half (the host is little-endian, as every CUDA host is).
-    fn launch_words(&mut self, f: sys::CUfunction, threads: u32) -> Result<(), Error> {
+    ///
+    /// # Safety
+    /// `f` is an entry of a module loaded on this backend's context, and `self.words` are
+    /// its parameters, in order, meeting its contract (as [`Backend::launch`]'s).
+    unsafe fn launch_words(&mut self, f: sys::CUfunction, threads: u32) -> Result<(), Error> {
         self.values.clear();
         self.values.extend(self.words.iter().map(|w| w.as_u64()));
         self.pointers.clear();
         let base = self.values.as_mut_ptr();
+        // SAFETY: `j < values.len()`: each pointer is inside `values`.
         self.pointers
             .extend((0..self.values.len()).map(|j| unsafe { base.add(j) }.cast::<c_void>()));
         let grid = threads.div_ceil(BLOCK).max(1);
+        // SAFETY: `f` is a loaded entry (the contract); `pointers` has one pointer per
+        // parameter, in order, each to an 8-byte slot of `values` whose low bytes are the
+        // parameter (deploy checked the entry's parameter sizes against the module), alive
+        // for the call (the driver copies them at launch); what the parameters address
+        // meets the entry's contract (this function's contract).
         unsafe {
             result::launch_kernel(
                 f,
@@ -286,7 +302,8 @@ impl CudaBackend {
     }
 }
 
-// Raw driver handles owned by this backend; the context is bound before each use.
+// SAFETY: raw driver handles owned by this backend, usable from any thread with the context
+// bound, which every method does before it uses them; the backend is never shared.
 unsafe impl Send for CudaBackend {}
 
 impl Drop for CudaBackend {
@@ -297,6 +314,8 @@ impl Drop for CudaBackend {
         self.while_graphs.clear();
         self.set_conditional = None;
         for &p in &self.allocations {
+            // SAFETY: each allocation is this backend's, freed once, here, after the stream
+            // finished every use of it (graphs that record it are gone).
             unsafe {
                 let _ = result::free_sync(p);
             }
@@ -311,14 +330,19 @@ impl Backend for CudaBackend {
     }
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error> {
         self.bind()?;
+        // SAFETY: a plain allocation on the bound context (freed when the backend drops).
         let p = unsafe { result::malloc_sync(bytes.max(1)) }
             .map_err(|e| dev_err(&format!("allocating {bytes} B"), e))?;
         self.allocations.push(p);
+        // SAFETY: `p` was just allocated with `bytes.max(1)` bytes.
         unsafe { result::memset_d8_sync(p, 0, bytes.max(1)) }.map_err(|e| dev_err("zeroing", e))?;
         Ok(p)
     }
-    fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
+    unsafe fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
         self.bind()?;
+        // SAFETY: `dst` lies in an allocation of this backend with room for `src.len()`
+        // bytes (the contract); `src` stays borrowed until the synchronize below, which
+        // completes the copy.
         unsafe { result::memcpy_htod_async(dst, src, self.cu_stream()) }
             .map_err(|e| dev_err("host-to-device copy", e))?;
         self.team
@@ -326,8 +350,11 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(|e| dev_err("synchronizing", e))
     }
-    fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
+    unsafe fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
         self.bind()?;
+        // SAFETY: `src` lies in an allocation of this backend holding `dst.len()` bytes
+        // from it (the contract); `dst` stays borrowed until the synchronize below, which
+        // completes the copy.
         unsafe { result::memcpy_dtoh_async(dst, src, self.cu_stream()) }
             .map_err(|e| dev_err("device-to-host copy", e))?;
         self.team
@@ -335,16 +362,24 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(|e| dev_err("synchronizing", e))
     }
-    fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
+    unsafe fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
+        // SAFETY: `dst` lies in an allocation of this backend with `bytes` bytes from it
+        // (the contract), allocated until the backend drops.
         unsafe { result::memset_d8_async(dst, 0, bytes, self.cu_stream()) }
             .map_err(|e| dev_err("memset", e))
     }
-    fn launch<A: EntryArgs + 'static>(&mut self, args: A, threads: u32) -> Result<(), Error> {
+    unsafe fn launch<A: EntryArgs + 'static>(
+        &mut self,
+        args: A,
+        threads: u32,
+    ) -> Result<(), Error> {
         let f = self.function(A::SYMBOL)?;
         self.words.clear();
         let words = &mut self.words;
         args.words(&mut |w| words.push(w));
-        self.launch_words(f, threads)
+        // SAFETY: `f` is `A`'s entry in the team's module, `words` its arguments in order,
+        // which meet its contract (this method's contract).
+        unsafe { self.launch_words(f, threads) }
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
         self.team
@@ -363,7 +398,7 @@ impl Backend for CudaBackend {
         self.graphs.push(g);
         Ok(self.graphs.len() - 1)
     }
-    fn while_graph(
+    unsafe fn while_graph(
         &mut self,
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
@@ -382,6 +417,13 @@ impl Backend for CudaBackend {
         };
         // Owned from here: every `?` below frees it.
         let mut graph = RawGraph::new()?;
+        // SAFETY: driver calls on live handles: `graph` (owned above), the team's context
+        // and stream. `params` is zeroed, then filled as a conditional WHILE node's
+        // parameters; `phGraph_out` is read only after `cuGraphAddNode` succeeded, which
+        // sets it to the node's body graph. The capture into that body is ended on every
+        // path before the block is left. The setter launch gets the node's handle and
+        // `cond`, a 4-byte allocation of this backend (this method's contract), which it
+        // reads.
         unsafe {
             let mut handle: sys::CUgraphConditionalHandle = 0;
             sys::cuGraphConditionalHandleCreate(
@@ -432,7 +474,7 @@ impl Backend for CudaBackend {
         self.while_graphs.push(graph);
         Ok(Ok(WHILE_BASE + self.while_graphs.len() - 1))
     }
-    fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
+    unsafe fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
         self.bind()?;
         if graph >= WHILE_BASE {
             self.while_graphs[graph - WHILE_BASE].launch(self.cu_stream())
@@ -512,9 +554,11 @@ pub(crate) fn attributes() -> Result<(String, [i32; 7], usize, i32), Error> {
         CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
         CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
     ]) {
+        // SAFETY: `dev` is a device handle the driver gave above.
         *slot = unsafe { result::device::get_attribute(dev, attr) }
             .map_err(|e| dev_err("device attribute", e))?;
     }
+    // SAFETY: `dev` is a device handle the driver gave above.
     let mem = unsafe { result::device::total_mem(dev) }.map_err(|e| dev_err("total mem", e))?;
     Ok((name, a, mem, driver_version()?))
 }

@@ -296,54 +296,100 @@ where
     stats
 }
 
-macro_rules! isa_variant {
-    ($name:ident, $feat:literal) => {
-        #[target_feature(enable = $feat)]
-        unsafe fn $name<K: Kernel, L: Lane<Elem = K::Real>>(
-            p: &Ptrs<K::Real>,
-            lo: usize,
-            hi: usize,
-            k: u32,
-        ) -> LaunchStats
-        where
-            K::Real: HostReal,
-        {
-            // SAFETY: the caller guarantees `run_chunk`'s contract (and checked that the
-            // CPU has these features).
-            unsafe { run_chunk::<K, L>(p, lo, hi, k) }
-        }
-    };
+/// The chunk loops of one kernel, one per instruction set, as methods of a trait every
+/// kernel implements: rustc places a method's instances with the type it is implemented
+/// for, so each kernel's loops go to a codegen unit of the kernel's own module, and LLVM
+/// compiles different kernels' loops in parallel. (As free generic functions, every
+/// kernel's loops shared one unit, `hawk_host::dispatch`: one core compiled them all.)
+trait ChunkLoops: Kernel
+where
+    Self::Real: HostReal,
+{
+    /// [`run_chunk`] compiled for AVX2 and FMA.
+    ///
+    /// # Safety
+    /// As [`run_chunk`], on a CPU with AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn avx2<L: Lane<Elem = Self::Real>>(
+        p: &Ptrs<Self::Real>,
+        lo: usize,
+        hi: usize,
+        k: u32,
+    ) -> LaunchStats;
+    /// [`run_chunk`] compiled for AVX-512F (with AVX2 and FMA).
+    ///
+    /// # Safety
+    /// As [`run_chunk`], on a CPU with AVX-512F, AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn avx512<L: Lane<Elem = Self::Real>>(
+        p: &Ptrs<Self::Real>,
+        lo: usize,
+        hi: usize,
+        k: u32,
+    ) -> LaunchStats;
+    /// [`run_chunk`] for whatever the build target guarantees.
+    ///
+    /// # Safety
+    /// As [`run_chunk`].
+    unsafe fn portable<L: Lane<Elem = Self::Real>>(
+        p: &Ptrs<Self::Real>,
+        lo: usize,
+        hi: usize,
+        k: u32,
+    ) -> LaunchStats;
 }
 
-#[cfg(target_arch = "x86_64")]
-isa_variant!(chunk_avx2, "avx2,fma");
-#[cfg(target_arch = "x86_64")]
-isa_variant!(chunk_avx512, "avx512f,avx2,fma");
-
-unsafe fn chunk_portable<K: Kernel, L: Lane<Elem = K::Real>>(
-    p: &Ptrs<K::Real>,
-    lo: usize,
-    hi: usize,
-    k: u32,
-) -> LaunchStats
+impl<K: Kernel> ChunkLoops for K
 where
     K::Real: HostReal,
 {
-    // SAFETY: the caller guarantees `run_chunk`'s contract.
-    unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn avx2<L: Lane<Elem = K::Real>>(
+        p: &Ptrs<K::Real>,
+        lo: usize,
+        hi: usize,
+        k: u32,
+    ) -> LaunchStats {
+        // SAFETY: the caller guarantees `run_chunk`'s contract (and checked that the CPU
+        // has these features).
+        unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn avx512<L: Lane<Elem = K::Real>>(
+        p: &Ptrs<K::Real>,
+        lo: usize,
+        hi: usize,
+        k: u32,
+    ) -> LaunchStats {
+        // SAFETY: as in `avx2`.
+        unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+    }
+
+    unsafe fn portable<L: Lane<Elem = K::Real>>(
+        p: &Ptrs<K::Real>,
+        lo: usize,
+        hi: usize,
+        k: u32,
+    ) -> LaunchStats {
+        // SAFETY: the caller guarantees `run_chunk`'s contract.
+        unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+    }
 }
 
 macro_rules! by_lanes {
     ($f:ident, $K:ident, $lanes:expr) => {{
         match $lanes {
-            1 => $f::<$K, $K::Real> as ChunkFn<$K::Real>,
-            2 => $f::<$K, <$K::Real as HostReal>::X2>,
-            4 => $f::<$K, <$K::Real as HostReal>::X4>,
-            8 => $f::<$K, <$K::Real as HostReal>::X8>,
-            12 => $f::<$K, <$K::Real as HostReal>::X12>,
-            16 => $f::<$K, <$K::Real as HostReal>::X16>,
-            32 => $f::<$K, <$K::Real as HostReal>::X32>,
-            64 => $f::<$K, <$K::Real as HostReal>::X64>,
+            1 => <$K as ChunkLoops>::$f::<$K::Real> as ChunkFn<$K::Real>,
+            2 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X2>,
+            4 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X4>,
+            8 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X8>,
+            12 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X12>,
+            16 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X16>,
+            32 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X32>,
+            64 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X64>,
             w => unreachable!("lane width {w} was validated against LANE_WIDTHS"),
         }
     }};
@@ -354,8 +400,8 @@ macro_rules! by_lanes {
 macro_rules! by_lanes_512 {
     ($f:ident, $K:ident, $lanes:expr) => {{
         match $lanes {
-            8 => $f::<$K, <$K::Real as HostReal>::V8> as ChunkFn<$K::Real>,
-            16 => $f::<$K, <$K::Real as HostReal>::V16>,
+            8 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::V8> as ChunkFn<$K::Real>,
+            16 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::V16>,
             w => by_lanes!($f, $K, w),
         }
     }};
@@ -368,9 +414,9 @@ where
 {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => by_lanes_512!(chunk_avx512, K, lanes),
+        Isa::Avx512 => by_lanes_512!(avx512, K, lanes),
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => by_lanes!(chunk_avx2, K, lanes),
-        _ => by_lanes!(chunk_portable, K, lanes),
+        Isa::Avx2 => by_lanes!(avx2, K, lanes),
+        _ => by_lanes!(portable, K, lanes),
     }
 }

@@ -237,13 +237,9 @@ mod tests {
     /// overflows are errors naming the size, not aborts.
     #[test]
     fn sizes_memory_cannot_hold_are_errors() {
-        let e = WorkBuf::<f64>::try_with_room(1 << 44)
-            .err()
-            .expect("128 TiB");
+        let e = WorkBuf::<f64>::try_with_room(1 << 44).expect_err("128 TiB");
         assert_eq!(e.bytes, 1 << 47);
-        let e = WorkBuf::<f64>::try_with_room(usize::MAX / 4)
-            .err()
-            .expect("overflow");
+        let e = WorkBuf::<f64>::try_with_room(usize::MAX / 4).expect_err("overflow");
         assert_eq!(e.bytes, usize::MAX);
         assert!(WorkBuf::<f64>::try_with_room(1000).is_ok());
     }

@@ -379,44 +379,54 @@ where
     }
 }
 
-macro_rules! by_lanes {
-    ($f:ident, $K:ident, $lanes:expr) => {{
-        match $lanes {
-            1 => <$K as ChunkLoops>::$f::<$K::Real> as ChunkFn<$K::Real>,
-            2 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X2>,
-            4 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X4>,
-            8 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X8>,
-            12 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X12>,
-            16 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X16>,
-            32 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X32>,
-            64 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::X64>,
-            w => unreachable!("lane width {w} was validated against LANE_WIDTHS"),
-        }
-    }};
+/// Kernel `$K`'s chunk loop for instruction set `$isa` on lane type `$L`.
+macro_rules! shape {
+    ($isa:ident, $K:ident, $L:ty) => {
+        <$K as ChunkLoops>::$isa::<$L> as ChunkFn<$K::Real>
+    };
 }
 
-/// On AVX-512, 8 and 16 lanes are plain vectors (whole 512-bit registers); elsewhere
-/// they are `Multi`s of 4-lane vectors (independent dependency chains on AVX2).
-macro_rules! by_lanes_512 {
-    ($f:ident, $K:ident, $lanes:expr) => {{
-        match $lanes {
-            8 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::V8> as ChunkFn<$K::Real>,
-            16 => <$K as ChunkLoops>::$f::<<$K::Real as HostReal>::V16>,
-            w => by_lanes!($f, $K, w),
+/// `$isa`'s loop at width `$w` of 4 and more (1 and 2 are the portable loop's alone).
+macro_rules! by_width {
+    ($isa:ident, $K:ident, $w:expr) => {
+        match $w {
+            4 => shape!($isa, $K, <$K::Real as HostReal>::X4),
+            8 => shape!($isa, $K, <$K::Real as HostReal>::X8),
+            12 => shape!($isa, $K, <$K::Real as HostReal>::X12),
+            16 => shape!($isa, $K, <$K::Real as HostReal>::X16),
+            32 => shape!($isa, $K, <$K::Real as HostReal>::X32),
+            64 => shape!($isa, $K, <$K::Real as HostReal>::X64),
+            w => unreachable!("lane width {w} was validated against LANE_WIDTHS"),
         }
-    }};
+    };
 }
 
 /// The chunk loop for kernel `K` on `isa` with `lanes` samples per group.
+///
+/// Shapes whose vectors are the same on several instruction sets are compiled once (18
+/// loops per kernel instead of 24): 1 and 2 lanes (a scalar, one 128-bit vector) run the
+/// portable loop on every instruction set, and on AVX-512, 4 and 12 lanes (vectors of at
+/// most 256 bits) run the AVX2 loop. Every shape gives the same bits anyway, and these are
+/// never among the shapes `lanes: auto` measures. On AVX-512, 8 and 16 lanes are plain
+/// vectors (whole 512-bit registers); elsewhere they are `Multi`s of 4-lane vectors
+/// (independent dependency chains on AVX2).
 pub(crate) fn chunk_fn<K: Kernel>(isa: Isa, lanes: usize) -> ChunkFn<K::Real>
 where
     K::Real: HostReal,
 {
-    match isa {
+    match (isa, lanes) {
+        (_, 1) => shape!(portable, K, K::Real),
+        (_, 2) => shape!(portable, K, <K::Real as HostReal>::X2),
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => by_lanes_512!(avx512, K, lanes),
+        (Isa::Avx512, 8) => shape!(avx512, K, <K::Real as HostReal>::V8),
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => by_lanes!(avx2, K, lanes),
-        _ => by_lanes!(portable, K, lanes),
+        (Isa::Avx512, 16) => shape!(avx512, K, <K::Real as HostReal>::V16),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx512, 32) => shape!(avx512, K, <K::Real as HostReal>::X32),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx512, 64) => shape!(avx512, K, <K::Real as HostReal>::X64),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2 | Isa::Avx512, w) => by_width!(avx2, K, w),
+        (_, w) => by_width!(portable, K, w),
     }
 }

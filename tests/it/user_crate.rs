@@ -133,8 +133,37 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     std::fs::write(&lib, &src).unwrap();
 
     // Built without a ptxas: PTX only; a ptxas installed afterwards (pip into a .venv next
-    // to the app) is picked up by the next build, with nothing touched.
-    let app = root().join("target/user-crate/release/vdp-app");
+    // to the app) is picked up by the next build, with nothing touched. Each of these builds
+    // rebuilds the app that embeds the module; the example's app compiles its kernels for
+    // every host lane shape (minutes), so the app here is a small one in the same
+    // workspace: it embeds the kernel crate's module and says whether it has a cubin.
+    let probe = dir.path().join("probe");
+    std::fs::create_dir_all(probe.join("src")).unwrap();
+    let root_s = root().display().to_string();
+    std::fs::write(
+        probe.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"ptxas-probe\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\
+             publish = false\n\n[dependencies]\neagle = {{ path = \"{root_s}\" }}\n\n\
+             [build-dependencies]\neagle-build = {{ path = \"{root_s}/builder\" }}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::copy(dir.path().join("app/build.rs"), probe.join("build.rs")).unwrap();
+    std::fs::write(
+        probe.join("src/main.rs"),
+        "fn main() {\n    let m = eagle::include_module!();\n    println!(\"cubin: {}\", \
+         m.cubin.map_or(\"none (no ptxas)\".to_owned(), |c| format!(\"{} bytes\", c.len())));\n}\n",
+    )
+    .unwrap();
+    let workspace = dir.path().join("Cargo.toml");
+    let members = std::fs::read_to_string(&workspace).unwrap().replace(
+        r#"members = ["kernels", "app"]"#,
+        r#"members = ["kernels", "app", "probe"]"#,
+    );
+    assert!(members.contains("\"probe\""), "{members}");
+    std::fs::write(&workspace, members).unwrap();
+    let app = root().join("target/user-crate/release/ptxas-probe");
     let first_line = |o: &Output| text(o).lines().next().unwrap_or_default().to_owned();
     let no_ptxas = |cmd: &mut Command| {
         let path: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap())
@@ -150,7 +179,7 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     let build = |label: &str| {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cmd.current_dir(dir.path())
-            .args(["build", "--release"])
+            .args(["build", "--release", "-p", "ptxas-probe"])
             .env("CARGO_TARGET_DIR", root().join("target/user-crate"));
         no_ptxas(&mut cmd);
         let o = cmd.output().unwrap();
@@ -168,7 +197,7 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     let ptxas = common::ptxas::find_ptxas().unwrap().canonicalize().unwrap();
     let pip_bin = dir
         .path()
-        .join("app/.venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin");
+        .join("probe/.venv/lib/python3.11/site-packages/nvidia/cuda_nvcc/bin");
     std::fs::create_dir_all(&pip_bin).unwrap();
     std::os::unix::fs::symlink(&ptxas, pip_bin.join("ptxas")).unwrap();
     let log = build("build after installing ptxas");

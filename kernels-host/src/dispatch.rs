@@ -339,44 +339,32 @@ where
     ) -> LaunchStats;
 }
 
+/// One method of [`ChunkLoops`]: [`run_chunk`] with the target features given.
+macro_rules! chunk_loop {
+    ($name:ident $(, $feat:literal)?) => {
+        $(#[target_feature(enable = $feat)])?
+        unsafe fn $name<L: Lane<Elem = K::Real>>(
+            p: &Ptrs<K::Real>,
+            lo: usize,
+            hi: usize,
+            k: u32,
+        ) -> LaunchStats {
+            // SAFETY: the caller guarantees `run_chunk`'s contract (and checked that the
+            // CPU has the features this loop is compiled for).
+            unsafe { run_chunk::<K, L>(p, lo, hi, k) }
+        }
+    };
+}
+
 impl<K: Kernel> ChunkLoops for K
 where
     K::Real: HostReal,
 {
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn avx2<L: Lane<Elem = K::Real>>(
-        p: &Ptrs<K::Real>,
-        lo: usize,
-        hi: usize,
-        k: u32,
-    ) -> LaunchStats {
-        // SAFETY: the caller guarantees `run_chunk`'s contract (and checked that the CPU
-        // has these features).
-        unsafe { run_chunk::<K, L>(p, lo, hi, k) }
-    }
-
+    chunk_loop!(avx2, "avx2,fma");
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    unsafe fn avx512<L: Lane<Elem = K::Real>>(
-        p: &Ptrs<K::Real>,
-        lo: usize,
-        hi: usize,
-        k: u32,
-    ) -> LaunchStats {
-        // SAFETY: as in `avx2`.
-        unsafe { run_chunk::<K, L>(p, lo, hi, k) }
-    }
-
-    unsafe fn portable<L: Lane<Elem = K::Real>>(
-        p: &Ptrs<K::Real>,
-        lo: usize,
-        hi: usize,
-        k: u32,
-    ) -> LaunchStats {
-        // SAFETY: the caller guarantees `run_chunk`'s contract.
-        unsafe { run_chunk::<K, L>(p, lo, hi, k) }
-    }
+    chunk_loop!(avx512, "avx512f,avx2,fma");
+    chunk_loop!(portable);
 }
 
 /// Kernel `$K`'s chunk loop for instruction set `$isa` on lane type `$L`.

@@ -50,28 +50,21 @@ impl fmt::Display for AllocError {
 
 impl std::error::Error for AllocError {}
 
-/// The layout of a buffer of `cap` elements (`None`: nothing allocated).
-fn layout<R>(cap: usize) -> Option<Layout> {
-    let bytes = cap.checked_mul(size_of::<R>()).expect("plane too large");
-    match bytes {
-        0 => None,
-        b if b >= HUGE_MIN => Some(Layout::from_size_align(b, HUGE).expect("plane too large")),
-        b => Some(Layout::from_size_align(b, align_of::<R>()).expect("plane too large")),
-    }
-}
-
-/// The capacity allocated for at least `len` elements: whole huge pages once large. Never
-/// below `len` (the copies into the buffer rely on it): a size that overflows panics.
-fn capacity_for<R>(len: usize) -> usize {
-    let bytes = len.checked_mul(size_of::<R>()).expect("plane too large");
-    if bytes >= HUGE_MIN {
-        let whole = bytes
-            .checked_next_multiple_of(HUGE)
-            .expect("plane too large");
-        whole / size_of::<R>()
+/// The capacity allocated for at least `len` elements (whole huge pages once large; never
+/// below `len`, which the copies into the buffer rely on) and its layout (`None`: nothing
+/// to allocate); `None` when the size overflows or fits no layout.
+fn room<R>(len: usize) -> Option<(usize, Option<Layout>)> {
+    let bytes = len.checked_mul(size_of::<R>())?;
+    let (cap_bytes, align) = if bytes >= HUGE_MIN {
+        (bytes.checked_next_multiple_of(HUGE)?, HUGE)
     } else {
-        len
-    }
+        (bytes, align_of::<R>())
+    };
+    let layout = match cap_bytes {
+        0 => None,
+        b => Some(Layout::from_size_align(b, align).ok()?),
+    };
+    Some((cap_bytes / size_of::<R>(), layout))
 }
 
 impl<R: Copy> WorkBuf<R> {
@@ -79,14 +72,11 @@ impl<R: Copy> WorkBuf<R> {
     /// provide it (or its size overflows), never an abort.
     fn try_with_room(len: usize) -> Result<Self, AllocError> {
         assert!(size_of::<R>() > 0, "zero-sized elements");
-        let too_large = AllocError { bytes: usize::MAX };
-        let bytes = len.checked_mul(size_of::<R>()).ok_or(too_large)?;
-        // Sizes whose whole huge pages or layout overflow are too large too.
-        if bytes.checked_next_multiple_of(HUGE).is_none() || bytes > isize::MAX as usize / 2 {
-            return Err(AllocError { bytes });
-        }
-        let cap = capacity_for::<R>(len);
-        let ptr = match layout::<R>(cap) {
+        let too_large = AllocError {
+            bytes: len.saturating_mul(size_of::<R>()),
+        };
+        let (cap, layout) = room::<R>(len).ok_or(too_large)?;
+        let ptr = match layout {
             None => NonNull::dangling(),
             Some(l) => {
                 // SAFETY: `l` has a non-zero size.
@@ -105,9 +95,9 @@ impl<R: Copy> WorkBuf<R> {
 
     /// [`WorkBuf::try_with_room`], aborting (as a `Vec` does) when memory runs out.
     fn with_room(len: usize) -> Self {
-        Self::try_with_room(len).unwrap_or_else(|e| match layout::<R>(capacity_for::<R>(len)) {
-            Some(l) => handle_alloc_error(l),
-            None => panic!("{e}"),
+        Self::try_with_room(len).unwrap_or_else(|e| match room::<R>(len) {
+            Some((_, Some(l))) => handle_alloc_error(l),
+            _ => panic!("plane too large: {e}"),
         })
     }
 
@@ -195,7 +185,7 @@ fn advise_range(start: usize, bytes: usize) {
 
 impl<R: Copy> Drop for WorkBuf<R> {
     fn drop(&mut self) {
-        if let Some(l) = layout::<R>(self.cap) {
+        if let Some((_, Some(l))) = room::<R>(self.cap) {
             // SAFETY: allocated in `with_room` with this same layout.
             unsafe { dealloc(self.ptr.as_ptr().cast(), l) };
         }

@@ -283,24 +283,13 @@ impl WithEnsemble for Distributed<'_> {
         let one = eagle::deploy(K::default(), Target::Host(host())).unwrap();
         let mut reference = e.clone();
         reference.run(&one, Options::new(MAX_STEPS)).unwrap();
-        let mut ins: Vec<Vec<K::Real>> = e.ins.iter().map(|p| p[mine.clone()].to_vec()).collect();
+        let ins: Vec<Vec<K::Real>> = e.ins.iter().map(|p| p[mine.clone()].to_vec()).collect();
         let mut muts: Vec<Vec<K::Real>> = e.muts.iter().map(|p| p[mine.clone()].to_vec()).collect();
-        let names = |role| {
-            K::PLANES
-                .iter()
-                .filter(move |p| p.role == role)
-                .map(|p| p.name)
-        };
-        let mut set = PlaneSet::new();
-        for (name, d) in names(eagle::hawk::Role::In).zip(ins.iter_mut()) {
-            set = set.input(name, d);
-        }
-        for (name, &p) in names(eagle::hawk::Role::Param).zip(&e.params) {
-            set = set.param(name, p);
-        }
-        for (name, d) in names(eagle::hawk::Role::Mut).zip(muts.iter_mut()) {
-            set = set.mutable(name, d);
-        }
+        let set = PlaneSet::from_roles::<K>(
+            ins.iter().map(Vec::as_slice),
+            &e.params,
+            muts.iter_mut().map(Vec::as_mut_slice),
+        );
         let run = self
             .ranks
             .run_distributed(&host_fleet::<K>(), &Options::new(MAX_STEPS), set)

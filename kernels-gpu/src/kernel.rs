@@ -30,13 +30,61 @@ impl Role {
     }
 }
 
-/// One plane of a kernel: its name and role. The element type is the kernel's `Real`.
+/// One plane of a kernel: its name, role and length. The element type is the kernel's
+/// `Real`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PlaneSpec {
     /// The argument name in the kernel source.
     pub name: &'static str,
     /// How the kernel uses it.
     pub role: Role,
+    /// `None` for a single value (`Scalar`, `&mut Scalar`, `Param`); `Some(N)` for an array
+    /// plane (`[Scalar; N]`, `&mut [Scalar; N]`: N components, each a plane of its own,
+    /// named `x[0]` to `x[N-1]`) or a table (`&[Param; N]`: N values shared by all samples).
+    pub len: Option<usize>,
+}
+
+impl PlaneSpec {
+    /// How many values the plane adds to its role's list: 1, or its length.
+    pub const fn width(&self) -> usize {
+        match self.len {
+            Some(n) => n,
+            None => 1,
+        }
+    }
+
+    /// The argument type as the kernel author writes it (`&mut [Scalar; 40]`).
+    pub fn spelled(&self) -> PlaneType {
+        PlaneType(*self)
+    }
+}
+
+/// A plane's argument type as written, for messages (see [`PlaneSpec::spelled`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneType(PlaneSpec);
+
+impl core::fmt::Display for PlaneType {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.0.role, self.0.len) {
+            (r, None) => f.write_str(r.spelled()),
+            (Role::In, Some(n)) => write!(f, "[Scalar; {n}]"),
+            (Role::Mut, Some(n)) => write!(f, "&mut [Scalar; {n}]"),
+            (Role::Param, Some(n)) => write!(f, "&[Param; {n}]"),
+        }
+    }
+}
+
+/// The name of one component of an array plane or one value of a table, as every name
+/// at run time spells it: `x[3]`. A single-value plane's name is its own name.
+pub struct ComponentName<'a>(pub &'a str, pub Option<usize>);
+
+impl core::fmt::Display for ComponentName<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.1 {
+            None => f.write_str(self.0),
+            Some(j) => write!(f, "{}[{j}]", self.0),
+        }
+    }
 }
 
 /// How many steps one launch advances each active sample.
@@ -59,15 +107,18 @@ impl core::fmt::Display for Steps {
     }
 }
 
-/// Receives a kernel's planes one by one, in declaration order (see [`Kernel::Planes`]).
-/// A name is borrowed for the call only (a visitor that keeps it copies it).
+/// Receives a kernel's planes one by one, in declaration order (see [`Kernel::Planes`]);
+/// an array plane's components one by one, in order, each with its index. A name is
+/// borrowed for the call only (a visitor that keeps it copies it).
 pub trait PlaneVisitor<'a, R: Real> {
-    /// A read-only per-sample plane.
-    fn input(&mut self, name: &str, data: &'a [R]);
+    /// A read-only per-sample plane (component `index` of an array plane).
+    fn input(&mut self, name: &str, index: Option<usize>, data: &'a [R]);
     /// A value shared by all samples.
     fn param(&mut self, name: &str, value: R);
-    /// A per-sample plane the kernel advances.
-    fn mutable(&mut self, name: &str, data: &'a mut [R]);
+    /// A table: values shared by all samples (`&[Param; M]`), borrowed for the call only.
+    fn table(&mut self, name: &str, values: &[R]);
+    /// A per-sample plane the kernel advances (component `index` of an array plane).
+    fn mutable(&mut self, name: &str, index: Option<usize>, data: &'a mut [R]);
 }
 
 /// A typed set of planes that can hand itself to a [`PlaneVisitor`].
@@ -90,7 +141,9 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     type Planes<'a>: PlaneSource<'a, Self::Real>;
     /// The kernel's name (the function's name).
     const NAME: &'static str;
-    /// Every plane in declaration order (the `Terminated` flag is not a plane).
+    /// Every plane in declaration order (the `Terminated` flag is not a plane). In the
+    /// role arrays of [`Kernel::step`] an array plane or table takes as many places as its
+    /// length, in this order.
     const PLANES: &'static [PlaneSpec];
     /// The `steps` setting of `#[kernel(steps = ...)]`.
     const STEPS: Steps;
@@ -151,10 +204,38 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
         let _ = next_save;
         Self::step_or_fail(ins, params, muts, terminated, failed)
     }
-    /// Number of planes of `role`.
+    /// Number of values of `role` (an array plane or a table counts its length): the
+    /// length of the role's array in [`Kernel::step`].
     fn count(role: Role) -> usize {
-        Self::PLANES.iter().filter(|p| p.role == role).count()
+        Self::PLANES
+            .iter()
+            .filter(|p| p.role == role)
+            .map(PlaneSpec::width)
+            .sum()
     }
+}
+
+/// The `N` values of a role array from `at` on, as an array: how the generated
+/// [`Kernel::step`] hands an array plane or a table to the kernel body (the lengths are
+/// constants, so the check folds away).
+#[doc(hidden)]
+#[inline(always)]
+pub fn part<T, const N: usize>(values: &[T], at: usize) -> &[T; N] {
+    values[at..]
+        .first_chunk()
+        .expect("#[kernel] sizes the role arrays")
+}
+
+/// The next `N` mutable values of a role array, as an array, leaving the rest in `rest`:
+/// how the generated [`Kernel::step`] splits the mutable planes between the arguments.
+#[doc(hidden)]
+#[inline(always)]
+pub fn part_mut<'s, T, const N: usize>(rest: &mut &'s mut [T]) -> &'s mut [T; N] {
+    let (head, tail) = core::mem::take(rest)
+        .split_first_chunk_mut()
+        .expect("#[kernel] sizes the role arrays");
+    *rest = tail;
+    head
 }
 
 /// A sample's status byte in the `terminated` plane: still running.

@@ -64,11 +64,14 @@ pub mod save;
 pub use bits::IntLane;
 pub use hawk_macros::kernel;
 pub use kernel::{
-    ACTIVE, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneVisitor, Role, Steps,
+    ACTIVE, ComponentName, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneType,
+    PlaneVisitor, Role, Steps,
 };
 // The runtime's plumbing (see `kernel`): public for eagle's crates, not for kernel authors.
 #[doc(hidden)]
-pub use kernel::{advance, advance_checked, mask_to_bytes, needs_replay, run_sample};
+pub use kernel::{
+    advance, advance_checked, mask_to_bytes, needs_replay, part, part_mut, run_sample,
+};
 pub use lane::{Lane, LaneArray, Mask, Real};
 
 /// Everything a kernel author needs: `use hawk::prelude::*;`.

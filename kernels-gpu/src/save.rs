@@ -53,7 +53,7 @@ pub struct SaveTarget<R> {
     /// Samples in the ensemble (the stride of the buffers).
     n: u32,
     /// Bit `j` set: mutable plane `j` is saved (saved planes keep declaration order).
-    planes: u32,
+    planes: u64,
     /// Times mode: the time plane's index among the mutable planes.
     time: u32,
 }
@@ -110,7 +110,7 @@ impl<R: Real> SaveTarget<R> {
         step0: u64,
         points: u32,
         n: u32,
-        planes: u32,
+        planes: u64,
         time: u32,
     ) -> Self {
         if data.is_null() {

@@ -22,10 +22,10 @@ pub enum Error {
     MissingPlane {
         /// Kernel name.
         kernel: &'static str,
-        /// The missing plane.
-        plane: &'static str,
-        /// Its role as written in the kernel.
-        role: &'static str,
+        /// The missing plane (`x`, or an array plane's component `x[3]`).
+        plane: String,
+        /// Its type as written in the kernel.
+        role: String,
     },
     /// The caller gave a plane the kernel does not declare.
     #[error("kernel `{kernel}` has no plane `{plane}` (its planes: {known})")]
@@ -49,9 +49,9 @@ pub enum Error {
         /// Kernel name.
         kernel: &'static str,
         /// The plane.
-        plane: &'static str,
+        plane: String,
         /// Role in the kernel.
-        expected: &'static str,
+        expected: String,
         /// Role given.
         given: &'static str,
     },
@@ -59,11 +59,11 @@ pub enum Error {
     #[error("plane `{plane}` has length {len}, but plane `{reference}` has length {expected}")]
     LengthMismatch {
         /// The plane that differs.
-        plane: &'static str,
+        plane: String,
         /// Its length.
         len: usize,
         /// The first plane's name.
-        reference: &'static str,
+        reference: String,
         /// The first plane's length.
         expected: usize,
     },
@@ -71,7 +71,28 @@ pub enum Error {
     #[error("the ensemble is empty: plane `{plane}` has length 0 (give at least one sample)")]
     Empty {
         /// The first per-sample plane.
-        plane: &'static str,
+        plane: String,
+    },
+    /// A table (`&[Param; M]`) was given with another number of values.
+    #[error("table `{plane}` of kernel `{kernel}` has {expected} values, but {given} were given")]
+    TableLength {
+        /// Kernel name.
+        kernel: &'static str,
+        /// The table.
+        plane: String,
+        /// Its length in the kernel.
+        expected: usize,
+        /// The length given.
+        given: usize,
+    },
+    /// A buffer that holds an array plane's components one after another (component-major,
+    /// `N x n`) has a length that is not a multiple of `N`.
+    #[error("a component-major buffer for {components} components has length {len}, not a multiple of {components}")]
+    ComponentBuffer {
+        /// The array plane's length `N`.
+        components: usize,
+        /// The buffer's length.
+        len: usize,
     },
     /// `max_steps` was 0.
     #[error("max_steps must be at least 1, got 0")]
@@ -82,8 +103,8 @@ pub enum Error {
     /// A shared parameter was NaN or infinite.
     #[error("param `{plane}` is {value}: params must be finite")]
     NonFiniteParam {
-        /// The param.
-        plane: &'static str,
+        /// The param (a table's value: `w[3]`).
+        plane: String,
         /// Its value.
         value: f64,
     },
@@ -199,9 +220,9 @@ pub enum Error {
         /// The entry.
         entry: &'static str,
         /// Parameter sizes this runtime passes.
-        expected: Vec<u8>,
+        expected: Vec<u16>,
         /// Parameter sizes the PTX declares.
-        found: Vec<u8>,
+        found: Vec<u16>,
     },
     /// The device module's kernel of this name is another kernel (its identity differs
     /// from `Kernel::IDENTITY`: another body, other planes or settings, or another hawk):
@@ -244,8 +265,8 @@ pub enum Error {
 }
 
 /// Parameter sizes as `(4, 8, 8)`.
-fn sizes(v: &[u8]) -> String {
-    let list: Vec<String> = v.iter().map(u8::to_string).collect();
+fn sizes(v: &[u16]) -> String {
+    let list: Vec<String> = v.iter().map(u16::to_string).collect();
     format!("({})", list.join(", "))
 }
 

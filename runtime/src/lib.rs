@@ -39,7 +39,7 @@ pub use device::{BuildCache, DeviceProps, FaultPlan, Module, ModuleSource, Start
 pub use error::{DriverCode, Error};
 pub use hawk_host::{HostConfig, Isa};
 pub use options::{Arm, Compaction, DeviceCompaction, Options, Reorder, SaveAt, SaveWhen};
-pub use planes::PlaneSet;
+pub use planes::{PlaneSet, component_names, components, components_mut};
 pub use report::{RunReport, Status, Stop, TeamKind};
 pub use runner::{Deployment, Runner, until_done};
 pub use team::{

@@ -205,7 +205,8 @@ impl SaveAt {
             planes: None,
         }
     }
-    /// Saves only these mutable planes (they are stored in the kernel's declaration order).
+    /// Saves only these mutable planes or components (`"x"`, `"u[3]"`; at most 64; they are
+    /// stored in the kernel's declaration order).
     pub fn planes(mut self, names: &[&str]) -> Self {
         self.planes = Some(names.iter().map(|n| (*n).to_owned()).collect());
         self

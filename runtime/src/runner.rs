@@ -151,10 +151,8 @@ where
     let reorder_key = match &options.reorder {
         Reorder::Off => None,
         Reorder::ByPlane(name) => Some(
-            K::PLANES
-                .iter()
-                .filter(|p| p.role != Role::Param)
-                .position(|p| p.name == name)
+            crate::planes::per_sample_components::<K>()
+                .position(|(p, _)| p == *name)
                 .ok_or_else(|| Error::ReorderKey {
                     kernel: K::NAME,
                     plane: name.clone(),
@@ -250,10 +248,8 @@ where
     /// A mutable plane for writing between runs (same shapes, new contents). On the device
     /// it first brings the state home, and the next `run()` uploads the planes again.
     pub fn plane_mut(&mut self, name: &str) -> Result<&mut [K::Real], Error> {
-        let j = K::PLANES
-            .iter()
-            .filter(|p| p.role == Role::Mut)
-            .position(|p| p.name == name)
+        let j = crate::planes::component_names::<K>(Role::Mut)
+            .position(|p| p == name)
             .ok_or_else(|| Error::NoSuchPlane {
                 plane: name.to_owned(),
             })?;
@@ -267,10 +263,8 @@ where
     /// A mutable plane's current contents; after a device run, [`Error::NotHome`] until
     /// [`Runner::to_host`].
     pub fn plane(&self, name: &str) -> Result<&[K::Real], Error> {
-        let j = K::PLANES
-            .iter()
-            .filter(|p| p.role == Role::Mut)
-            .position(|p| p.name == name)
+        let j = crate::planes::component_names::<K>(Role::Mut)
+            .position(|p| p == name)
             .ok_or_else(|| Error::NoSuchPlane {
                 plane: name.to_owned(),
             })?;

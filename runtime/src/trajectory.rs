@@ -54,9 +54,9 @@ pub(crate) struct SavePlan {
     /// Points per sample.
     pub points: usize,
     /// Bit `j`: mutable plane `j` saved.
-    pub mask: u32,
+    pub mask: u64,
     /// The saved planes' names, in declaration order.
-    pub names: Vec<&'static str>,
+    pub names: Vec<String>,
     /// The time plane's index among the mutable planes (times mode).
     pub time: u32,
     /// Samples.
@@ -98,32 +98,35 @@ impl SavePlan {
         n: usize,
         limit: Option<u64>,
     ) -> Result<Self, Error> {
-        let muts: Vec<&'static str> = K::PLANES
-            .iter()
-            .filter(|p| p.role == Role::Mut)
-            .map(|p| p.name)
-            .collect();
-        if muts.len() > 32 {
+        let muts: Vec<String> = crate::planes::component_names::<K>(Role::Mut).collect();
+        if muts.len() > 64 {
             return Err(Error::Save(format!(
-                "kernel `{}` has {} mutable planes; saving handles at most 32",
+                "kernel `{}` has {} mutable components; saving handles at most 64",
                 K::NAME,
                 muts.len()
             )));
         }
         let mask = match &save.planes {
-            None => (1u64 << muts.len()).wrapping_sub(1) as u32,
+            None => (1u128 << muts.len()).wrapping_sub(1) as u64,
             Some(names) => {
-                let mut m = 0u32;
+                let mut m = 0u64;
                 for name in names {
-                    let j = muts.iter().position(|p| p == name).ok_or_else(|| {
-                        Error::Save(format!(
+                    // A component (`u[3]`), a single plane, or a whole array plane (`u`).
+                    let whole = format!("{name}[");
+                    let bits = muts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| *p == name || p.starts_with(&whole))
+                        .fold(0u64, |b, (j, _)| b | 1 << j);
+                    if bits == 0 {
+                        return Err(Error::Save(format!(
                             "kernel `{}` has no mutable plane `{name}` to save (its mutable \
-                             planes: {})",
+                             components: {})",
                             K::NAME,
                             muts.join(", ")
-                        ))
-                    })?;
-                    m |= 1 << j;
+                        )));
+                    }
+                    m |= bits;
                 }
                 if m == 0 {
                     return Err(Error::Save(
@@ -133,9 +136,9 @@ impl SavePlan {
                 m
             }
         };
-        let names: Vec<&'static str> = (0..muts.len())
+        let names: Vec<String> = (0..muts.len())
             .filter(|j| mask >> j & 1 == 1)
-            .map(|j| muts[j])
+            .map(|j| muts[j].clone())
             .collect();
         let time = match K::TIME {
             Some(t) => muts.iter().position(|p| *p == t).unwrap_or(0) as u32,
@@ -412,7 +415,7 @@ impl<R> std::ops::DerefMut for LineBuf<R> {
 /// points (marked [`PointStatus::Finished`] / [`PointStatus::Failed`]).
 #[derive(Clone, Debug)]
 pub struct Trajectory<R> {
-    names: Vec<&'static str>,
+    names: Vec<String>,
     n: usize,
     points: usize,
     steps: Option<Vec<u64>>,
@@ -467,7 +470,7 @@ impl<R: Real> Trajectory<R> {
     }
 
     /// The saved planes' names, in the kernel's declaration order.
-    pub fn plane_names(&self) -> &[&'static str] {
+    pub fn plane_names(&self) -> &[String] {
         &self.names
     }
 

@@ -281,7 +281,8 @@ impl<'c, C: Communicator> Ranks<'c, C> {
             let plane = K::PLANES
                 .iter()
                 .find(|p| p.role != Role::Param)
-                .map_or("", |p| p.name);
+                .map(|p| hawk::ComponentName(p.name, p.len.map(|_| 0)).to_string())
+                .unwrap_or_default();
             return Err(MpiError {
                 rank: 0,
                 message: Error::Empty { plane }.to_string(),

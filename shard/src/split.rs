@@ -2,7 +2,7 @@
 //! into those ranges (sub-slices: nothing is copied, results land in the caller's order).
 
 use eagle_runtime::{Deployed, Error, Options, PlaneSet, until_done};
-use hawk::{Kernel, PlaneSource, PlaneVisitor, Real, Role};
+use hawk::{ComponentName, Kernel, PlaneSource, PlaneVisitor, Real, Role};
 use hawk_host::HostReal;
 use std::ops::Range;
 
@@ -64,6 +64,7 @@ pub fn ranges(n: usize, weights: &[f64]) -> Vec<Range<usize>> {
 pub(crate) enum Given<'a, R> {
     In(&'a [R]),
     Param(R),
+    Table(Vec<R>),
     Mut(&'a mut [R]),
 }
 
@@ -75,14 +76,19 @@ pub(crate) struct Collected<'a, R> {
 }
 
 impl<'a, R: Real> PlaneVisitor<'a, R> for Collected<'a, R> {
-    fn input(&mut self, name: &str, data: &'a [R]) {
-        self.given.push((name.into(), Given::In(data)));
+    fn input(&mut self, name: &str, index: Option<usize>, data: &'a [R]) {
+        let name = ComponentName(name, index).to_string();
+        self.given.push((name, Given::In(data)));
     }
     fn param(&mut self, name: &str, value: R) {
         self.given.push((name.into(), Given::Param(value)));
     }
-    fn mutable(&mut self, name: &str, data: &'a mut [R]) {
-        self.given.push((name.into(), Given::Mut(data)));
+    fn table(&mut self, name: &str, values: &[R]) {
+        self.given.push((name.into(), Given::Table(values.to_vec())));
+    }
+    fn mutable(&mut self, name: &str, index: Option<usize>, data: &'a mut [R]) {
+        let name = ComponentName(name, index).to_string();
+        self.given.push((name, Given::Mut(data)));
     }
 }
 
@@ -96,31 +102,13 @@ pub(crate) struct Ordered<'a, R> {
     pub n: usize,
 }
 
-/// Names of `K`'s planes of `role`, in declaration order.
-pub(crate) fn names<K: Kernel>(role: Role) -> impl Iterator<Item = &'static str> {
-    K::PLANES
-        .iter()
-        .filter(move |p| p.role == role)
-        .map(|p| p.name)
-}
-
-/// A plane set over borrowed planes in `K`'s declaration order.
+/// A plane set over borrowed planes in `K`'s role order.
 pub(crate) fn plane_set<'b, K: Kernel>(
     ins: impl IntoIterator<Item = &'b [K::Real]>,
     params: &[K::Real],
     muts: impl IntoIterator<Item = &'b mut [K::Real]>,
 ) -> PlaneSet<'b, K::Real> {
-    let mut set = PlaneSet::new();
-    for (name, d) in names::<K>(Role::In).zip(ins) {
-        set = set.input(name, d);
-    }
-    for (name, &p) in names::<K>(Role::Param).zip(params) {
-        set = set.param(name, p);
-    }
-    for (name, d) in names::<K>(Role::Mut).zip(muts) {
-        set = set.mutable(name, d);
-    }
-    set
+    PlaneSet::from_roles::<K>(ins, params, muts)
 }
 
 impl<'a, R: Real> Collected<'a, R> {
@@ -138,6 +126,7 @@ impl<'a, R: Real> Collected<'a, R> {
             set = match g {
                 Given::In(d) => set.input(name, d),
                 Given::Param(p) => set.param(name, *p),
+                Given::Table(d) => set.table(name, d),
                 Given::Mut(d) => set.mutable(name, d),
             };
         }
@@ -179,10 +168,19 @@ impl<'a, R: Real> Collected<'a, R> {
             n,
         };
         for spec in K::PLANES {
-            match take(spec.name) {
-                Given::In(d) => out.ins.push(d),
-                Given::Param(p) => out.params.push(p),
-                Given::Mut(d) => out.muts.push(d),
+            let names: Vec<String> = match (spec.role, spec.len) {
+                (Role::Param, _) | (_, None) => vec![spec.name.to_owned()],
+                (_, Some(n)) => (0..n)
+                    .map(|j| ComponentName(spec.name, Some(j)).to_string())
+                    .collect(),
+            };
+            for name in names {
+                match take(&name) {
+                    Given::In(d) => out.ins.push(d),
+                    Given::Param(p) => out.params.push(p),
+                    Given::Table(values) => out.params.extend(values),
+                    Given::Mut(d) => out.muts.push(d),
+                }
             }
         }
         Ok(out)

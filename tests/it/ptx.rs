@@ -85,7 +85,7 @@ fn every_entry_declares_the_parameters_of_its_description() {
         .chain(steps::<hawk::builtin::KeplerRk78>());
     let mut checked = 0;
     for e in all {
-        let sizes: Vec<u8> = e.params.iter().map(|p| p.1).collect();
+        let sizes: Vec<u16> = e.params.iter().map(|p| p.1).collect();
         assert_eq!(module.entry_params(e.symbol), Some(sizes), "{}", e.symbol);
         checked += 1;
     }

@@ -18,14 +18,6 @@ pub struct Ensemble<K: Kernel> {
     init: Vec<Vec<K::Real>>,
 }
 
-/// Plane names of `role`, in declaration order.
-fn names<K: Kernel>(role: Role) -> impl Iterator<Item = &'static str> {
-    K::PLANES
-        .iter()
-        .filter(move |p| p.role == role)
-        .map(|p| p.name)
-}
-
 impl<K: Kernel> Ensemble<K>
 where
     K::Real: HostReal,
@@ -81,23 +73,17 @@ where
 
     /// Mutable plane `name`.
     pub fn plane(&self, name: &str) -> &[K::Real] {
-        let j = names::<K>(Role::Mut).position(|n| n == name);
+        let j = eagle::component_names::<K>(Role::Mut).position(|n| n == name);
         &self.muts[j.unwrap_or_else(|| panic!("no mutable plane `{name}`"))]
     }
 
     /// Every plane by name, the mutable ones borrowed for writing.
     pub fn planes(&mut self) -> PlaneSet<'_, K::Real> {
-        let mut set = PlaneSet::new();
-        for (name, d) in names::<K>(Role::In).zip(&self.ins) {
-            set = set.input(name, d);
-        }
-        for (name, &p) in names::<K>(Role::Param).zip(&self.params) {
-            set = set.param(name, p);
-        }
-        for (name, d) in names::<K>(Role::Mut).zip(self.muts.iter_mut()) {
-            set = set.mutable(name, d);
-        }
-        set
+        PlaneSet::from_roles::<K>(
+            self.ins.iter().map(Vec::as_slice),
+            &self.params,
+            self.muts.iter_mut().map(Vec::as_mut_slice),
+        )
     }
 
     /// Runs on a deployed team with `options` (from the current state).

@@ -66,10 +66,15 @@ fn generic_fn(k: &KernelDef) -> TokenStream {
     let (hawk, real) = (&k.settings.krate, &k.settings.real);
     let sig_args = k.args.iter().map(|a| {
         let n = &a.name;
-        match a.role {
-            Role::In | Role::Param | Role::NextSave => quote!(#n: Scalar),
-            Role::Mut => quote!(#n: &mut Scalar),
-            Role::Terminated | Role::Failed => quote!(#n: &mut <Scalar as #hawk::Lane>::Mask),
+        match (a.role, &a.len) {
+            (Role::In, Some(len)) => quote!(#n: [Scalar; #len]),
+            (Role::Mut, Some(len)) => quote!(#n: &mut [Scalar; #len]),
+            (Role::Param, Some(len)) => quote!(#n: &[Scalar; #len]),
+            (Role::In | Role::Param | Role::NextSave, _) => quote!(#n: Scalar),
+            (Role::Mut, _) => quote!(#n: &mut Scalar),
+            (Role::Terminated | Role::Failed, _) => {
+                quote!(#n: &mut <Scalar as #hawk::Lane>::Mask)
+            }
         }
     });
     let (attrs, vis, fname, body) = (&k.attrs, &k.vis, &k.name, &k.body);
@@ -87,19 +92,37 @@ fn types(k: &KernelDef, names: &Names) -> TokenStream {
     let (kty, pty) = (&names.kernel, &names.planes);
     let fields = k.planes().map(|a| {
         let n = &a.name;
-        let doc = format!("Plane `{n}`.");
-        match a.role {
-            Role::In => quote!(#[doc = #doc] pub #n: &'a [#real]),
-            Role::Mut => quote!(#[doc = #doc] pub #n: &'a mut [#real]),
+        let doc = match (a.role, &a.len) {
+            (Role::Param, Some(_)) => format!("Table `{n}` (its values, shared by all samples)."),
+            (_, Some(_)) => format!("Array plane `{n}`: one slice per component."),
+            _ => format!("Plane `{n}`."),
+        };
+        match (a.role, &a.len) {
+            (Role::In, Some(len)) => quote!(#[doc = #doc] pub #n: [&'a [#real]; #len]),
+            (Role::Mut, Some(len)) => quote!(#[doc = #doc] pub #n: [&'a mut [#real]; #len]),
+            (Role::Param, Some(_)) => quote!(#[doc = #doc] pub #n: &'a [#real]),
+            (Role::In, None) => quote!(#[doc = #doc] pub #n: &'a [#real]),
+            (Role::Mut, None) => quote!(#[doc = #doc] pub #n: &'a mut [#real]),
             _ => quote!(#[doc = #doc] pub #n: #real),
         }
     });
     let visits = k.planes().map(|a| {
         let n = &a.name;
         let s = n.to_string();
-        match a.role {
-            Role::In => quote!(v.input(#s, self.#n);),
-            Role::Mut => quote!(v.mutable(#s, self.#n);),
+        match (a.role, &a.len) {
+            (Role::In, Some(_)) => quote! {
+                for (j, d) in ::core::iter::IntoIterator::into_iter(self.#n).enumerate() {
+                    v.input(#s, Some(j), d);
+                }
+            },
+            (Role::Mut, Some(_)) => quote! {
+                for (j, d) in ::core::iter::IntoIterator::into_iter(self.#n).enumerate() {
+                    v.mutable(#s, Some(j), d);
+                }
+            },
+            (Role::Param, Some(_)) => quote!(v.table(#s, self.#n);),
+            (Role::In, None) => quote!(v.input(#s, None, self.#n);),
+            (Role::Mut, None) => quote!(v.mutable(#s, None, self.#n);),
             _ => quote!(v.param(#s, self.#n);),
         }
     });
@@ -143,7 +166,19 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
             Role::Mut => quote!(#hawk::Role::Mut),
             _ => quote!(#hawk::Role::Param),
         };
-        quote!(#hawk::PlaneSpec { name: #n, role: #r })
+        let len = match &a.len {
+            Some(len) => quote!(Some(#len)),
+            None => quote!(None),
+        };
+        quote!(#hawk::PlaneSpec { name: #n, role: #r, len: #len })
+    });
+    let nonzero = k.planes().filter_map(|a| {
+        let len = a.len.as_ref()?;
+        let msg = format!(
+            "kernel `{fname_s}`: array plane or table `{}` has length 0; it needs at least one value",
+            a.name
+        );
+        Some(quote!(const _: () = ::core::assert!((#len) > 0, #msg);))
     });
     let step_fns = step_fns(k);
     let identity = k.identity;
@@ -176,16 +211,26 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
         #[allow(non_upper_case_globals)]
         #[unsafe(no_mangle)]
         pub static #id_symbol: u64 = #identity;
+
+        #(#nonzero)*
     }
 }
 
-/// How many `In`, `Param` and `Mut` planes the kernel has.
-fn counts(k: &KernelDef) -> (usize, usize, usize) {
-    (
-        k.of(Role::In).count(),
-        k.of(Role::Param).count(),
-        k.of(Role::Mut).count(),
-    )
+/// How many values the kernel's `In`, `Param` and `Mut` arrays hold (an array plane or a
+/// table counts its length), as constant expressions.
+fn counts(k: &KernelDef) -> (TokenStream, TokenStream, TokenStream) {
+    let total = |role| {
+        let w = k.of(role).map(Arg::width);
+        quote!((0usize #(+ #w)*))
+    };
+    (total(Role::In), total(Role::Param), total(Role::Mut))
+}
+
+/// Where argument `a` starts in its role's array: the widths of the arguments of its role
+/// declared before it.
+fn offset(k: &KernelDef, a: &Arg) -> TokenStream {
+    let w = k.of(a.role).take(a.index).map(Arg::width);
+    quote!((0usize #(+ #w)*))
 }
 
 /// `Kernel::step` (and `step_or_fail`): calls the generic function with each argument
@@ -193,19 +238,36 @@ fn counts(k: &KernelDef) -> (usize, usize, usize) {
 fn step_fns(k: &KernelDef) -> TokenStream {
     let (hawk, real, fname) = (&k.settings.krate, &k.settings.real, &k.name);
     let (n_in, n_par, n_mut) = counts(k);
-    let mut_binds: Vec<Ident> = (0..n_mut).map(|j| format_ident!("__m{}", j)).collect();
+    let mut_binds: Vec<Ident> = k
+        .of(Role::Mut)
+        .map(|a| format_ident!("__m{}", a.index))
+        .collect();
+    // The mutable values split between the arguments, in order.
+    let splits = k.of(Role::Mut).map(|a| {
+        let b = &mut_binds[a.index];
+        match &a.len {
+            Some(len) => quote!(let #b = #hawk::part_mut::<L, { #len }>(&mut __rest);),
+            None => quote!(let #b = &mut #hawk::part_mut::<L, 1>(&mut __rest)[0];),
+        }
+    });
+    let split_muts = quote! {
+        let mut __rest: &mut [L] = muts;
+        #(#splits)*
+    };
     let call_args = k.args.iter().map(|a| {
-        let j = a.index;
-        match a.role {
-            Role::In => quote!(ins[#j]),
-            Role::Param => quote!(params[#j]),
-            Role::Mut => {
-                let b = &mut_binds[j];
+        let at = offset(k, a);
+        match (a.role, &a.len) {
+            (Role::In, Some(len)) => quote!(*#hawk::part::<L, { #len }>(ins, #at)),
+            (Role::In, None) => quote!(ins[#at]),
+            (Role::Param, Some(len)) => quote!(#hawk::part::<L, { #len }>(params, #at)),
+            (Role::Param, None) => quote!(params[#at]),
+            (Role::Mut, _) => {
+                let b = &mut_binds[a.index];
                 quote!(#b)
             }
-            Role::Terminated => quote!(terminated),
-            Role::Failed => quote!(&mut __failed),
-            Role::NextSave => quote!(next_save),
+            (Role::Terminated, _) => quote!(terminated),
+            (Role::Failed, _) => quote!(&mut __failed),
+            (Role::NextSave, _) => quote!(next_save),
         }
     });
     // `step`'s lane and parameters (`step_or_fail` adds `failed`).
@@ -240,7 +302,7 @@ fn step_fns(k: &KernelDef) -> TokenStream {
             #[inline(always)]
             #[allow(unused_variables, unused_mut)]
             fn step_to<#lane>(#params failed: &mut L::Mask, next_save: L,) {
-                let [#(#mut_binds),*] = muts;
+                #split_muts
                 let mut __failed = <L::Mask as #hawk::Mask>::splat(false);
                 #fname::<L>(#(#call_args),*);
                 *failed |= __failed;
@@ -257,7 +319,7 @@ fn step_fns(k: &KernelDef) -> TokenStream {
             #[inline(always)]
             #[allow(unused_variables)]
             fn step_or_fail<#lane>(#params failed: &mut L::Mask,) {
-                let [#(#mut_binds),*] = muts;
+                #split_muts
                 let mut __failed = <L::Mask as #hawk::Mask>::splat(false);
                 #fname::<L>(#(#call_args),*);
                 *failed |= __failed;
@@ -268,7 +330,7 @@ fn step_fns(k: &KernelDef) -> TokenStream {
             #[inline(always)]
             #[allow(unused_variables)]
             fn step<#lane>(#params) {
-                let [#(#mut_binds),*] = muts;
+                #split_muts
                 #fname::<L>(#(#call_args),*)
             }
         }
@@ -284,25 +346,54 @@ fn step_entry(k: &KernelDef, names: &Names, indexed: bool) -> TokenStream {
     let kty = &names.kernel;
     let fname_s = k.name.to_string();
     let plane_field = |a: &Arg| format_ident!("plane_{}", a.name);
+    // An array plane's field is an array of component addresses, a table's its values.
     let plane_fields = k.planes().map(|a| {
         let f = plane_field(a);
-        match a.role {
-            Role::In => quote!(#f: *const #real),
-            Role::Mut => quote!(#f: *mut #real),
-            _ => quote!(#f: #real),
+        let ty = match a.role {
+            Role::In => quote!(*const #real),
+            Role::Mut => quote!(*mut #real),
+            _ => quote!(#real),
+        };
+        match &a.len {
+            Some(len) => quote!(#f: [#ty; #len]),
+            None => quote!(#f: #ty),
         }
     });
     let plane_inits = k.planes().map(|a| {
-        let (f, j) = (plane_field(a), a.index);
-        match a.role {
-            Role::In => quote!(#f: #hawk::device::address(l.ins[#j])),
-            Role::Mut => quote!(#f: #hawk::device::address(l.muts[#j])),
-            _ => quote!(#f: l.params[#j]),
+        let (f, at) = (plane_field(a), offset(k, a));
+        let value = |j: TokenStream| match a.role {
+            Role::In => quote!(#hawk::device::address(l.ins[#j])),
+            Role::Mut => quote!(#hawk::device::address(l.muts[#j])),
+            _ => quote!(l.params[#j]),
+        };
+        match &a.len {
+            Some(_) => {
+                let v = value(quote!(#at + j));
+                quote!(#f: ::core::array::from_fn(|j| #v))
+            }
+            None => {
+                let v = value(at);
+                quote!(#f: #v)
+            }
         }
     });
-    let ins_f = k.of(Role::In).map(plane_field);
-    let par_f = k.of(Role::Param).map(plane_field);
-    let mut_f = k.of(Role::Mut).map(plane_field);
+    // Each role's fields as one list (`run_sample` takes them so).
+    let (n_in, n_par, n_mut) = counts(k);
+    let list = |role: Role, n: &TokenStream| {
+        let parts = k.of(role).map(|a| {
+            let f = plane_field(a);
+            match &a.len {
+                Some(_) => quote!(&a.#f[..]),
+                None => quote!(::core::slice::from_ref(&a.#f)),
+            }
+        });
+        quote!(&#hawk::device::concat_planes::<_, { #n }>(&[#(#parts),*]))
+    };
+    let (ins_list, par_list, mut_list) = (
+        list(Role::In, &n_in),
+        list(Role::Param, &n_par),
+        list(Role::Mut, &n_mut),
+    );
     let (ty, entry_id, thread, doc) = if indexed {
         (
             &names.step_indexed,
@@ -327,13 +418,28 @@ fn step_entry(k: &KernelDef, names: &Names, indexed: bool) -> TokenStream {
     // Only the indexed entry has the index list (nothing in the plain one's place).
     let ids_field = indexed.then(|| quote!(ids: *const u32,));
     let ids_arg = indexed.then(|| quote!(a.ids,));
+    // A launch passes at most 4 KiB of parameters (on every CUDA version and GPU): the
+    // indexed entry, the larger one, is checked where the arrays' lengths are known.
+    let size_check = indexed.then(|| {
+        let msg = format!(
+            "kernel `{fname_s}`: its GPU entry's parameters exceed the 4 KiB a launch may pass \
+             (each component of an array plane takes 8 bytes, each value of a table its size): \
+             make its array planes or tables smaller"
+        );
+        quote! {
+            const _: () = ::core::assert!(
+                #hawk::device::param_bytes(<#ty as #hawk::device::EntryArgs>::PARAMS) <= 4096,
+                #msg
+            );
+        }
+    });
     let ids_init = indexed.then(|| quote!(ids: #hawk::device::address(l.ids),));
     // Save points (hawk::save): the same parameters on both step entries (`save_ids` is 0
     // for the indexed one, whose index list already names caller ids).
     let save_fields = quote! {
         save_data: *mut #real, save_status: *mut u8, save_times: *const #real,
         save_ids: *const u32, save_step0: *const u64, save_every: u32, save_points: u32,
-        save_n: u32, save_planes: u32, save_time: u32,
+        save_n: u32, save_planes: u64, save_time: u32,
     };
     let save_target = quote! {
         &#hawk::device::save_target::<#real>(
@@ -364,8 +470,8 @@ fn step_entry(k: &KernelDef, names: &Names, indexed: bool) -> TokenStream {
             }
             |a, i| {
                 #hawk::device::#thread::<#kty>(
-                    i, a.n, a.k, #ids_arg &[#(a.#ins_f),*], &[#(a.#par_f),*],
-                    &[#(a.#mut_f),*], a.terminated, a.active, #save_target, #save_ids_arg
+                    i, a.n, a.k, #ids_arg #ins_list, #par_list,
+                    #mut_list, a.terminated, a.active, #save_target, #save_ids_arg
                 )
             }
         }
@@ -381,5 +487,7 @@ fn step_entry(k: &KernelDef, names: &Names, indexed: bool) -> TokenStream {
                 }
             }
         }
+
+        #size_check
     }
 }

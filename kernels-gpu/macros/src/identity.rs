@@ -15,7 +15,7 @@ use syn::{Block, Signature};
 
 /// The version of the entry ABI (parameter layout, save targets, flags): bump it when the
 /// entries' contract with the runtime changes without their parameter sizes changing.
-const ENTRY_ABI: &str = "hawk-entry-abi-1";
+const ENTRY_ABI: &str = "hawk-entry-abi-2";
 
 /// The identity of the kernel with signature `sig`, body `body` and `settings`.
 pub fn of(sig: &Signature, body: &Block, settings: &Settings) -> u64 {

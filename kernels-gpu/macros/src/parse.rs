@@ -42,9 +42,21 @@ pub struct Arg {
     pub name: Ident,
     /// Its role.
     pub role: Role,
-    /// Its position among the arguments of its role (where `Kernel::step` and the GPU
-    /// entries find it in their per-role arrays).
+    /// Its position among the arguments of its role.
     pub index: usize,
+    /// `Some(N)` for an array plane or a table (`[Scalar; N]`, `&mut [Scalar; N]`,
+    /// `&[Param; N]`): `N` as written, a literal or a constant in scope.
+    pub len: Option<Expr>,
+}
+
+impl Arg {
+    /// How many places the argument takes in its role's array: `1` or its length.
+    pub fn width(&self) -> TokenStream {
+        match &self.len {
+            Some(n) => quote::quote!((#n)),
+            None => quote::quote!(1usize),
+        }
+    }
 }
 
 /// The settings of `#[kernel(...)]`.
@@ -113,7 +125,9 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
     }
     let args = parse_args(&f)?;
     if let Some(t) = &settings.time
-        && !args.iter().any(|a| a.role == Role::Mut && a.name == *t)
+        && !args
+            .iter()
+            .any(|a| a.role == Role::Mut && a.len.is_none() && a.name == *t)
     {
         return Err(syn::Error::new(
             t.span(),
@@ -236,25 +250,59 @@ fn crate_path(v: &Expr) -> syn::Result<Path> {
     }
 }
 
-fn role_of(ty: &Type) -> Option<Role> {
+/// An argument's role from its type, with its length for an array plane or a table.
+fn role_of(ty: &Type) -> Option<(Role, Option<Expr>)> {
     let path_name = |t: &Type| match t {
         Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
         _ => None,
     };
+    // `[Scalar; N]` -> ("Scalar", N).
+    let array = |t: &Type| match t {
+        Type::Array(a) => Some((path_name(&a.elem)?, a.len.clone())),
+        _ => None,
+    };
     match ty {
-        Type::Reference(r) if r.mutability.is_some() => match path_name(&r.elem)?.as_str() {
-            "Scalar" => Some(Role::Mut),
-            "Terminated" => Some(Role::Terminated),
-            "Failed" => Some(Role::Failed),
-            _ => None,
-        },
+        Type::Reference(r) if r.mutability.is_some() => {
+            if let Some((elem, n)) = array(&r.elem) {
+                return (elem == "Scalar").then_some((Role::Mut, Some(n)));
+            }
+            match path_name(&r.elem)?.as_str() {
+                "Scalar" => Some((Role::Mut, None)),
+                "Terminated" => Some((Role::Terminated, None)),
+                "Failed" => Some((Role::Failed, None)),
+                _ => None,
+            }
+        }
+        Type::Reference(r) => {
+            let (elem, n) = array(&r.elem)?;
+            (elem == "Param").then_some((Role::Param, Some(n)))
+        }
+        Type::Array(_) => {
+            let (elem, n) = array(ty)?;
+            (elem == "Scalar").then_some((Role::In, Some(n)))
+        }
         t => match path_name(t)?.as_str() {
-            "Scalar" => Some(Role::In),
-            "Param" => Some(Role::Param),
-            "NextSave" => Some(Role::NextSave),
+            "Scalar" => Some((Role::In, None)),
+            "Param" => Some((Role::Param, None)),
+            "NextSave" => Some((Role::NextSave, None)),
             _ => None,
         },
     }
+}
+
+/// Refuses a literal length 0 here (a constant's value is checked where it is known, by
+/// an assertion the macro generates).
+fn check_len(len: &Option<Expr>) -> syn::Result<()> {
+    if let Some(Expr::Lit(l)) = len
+        && let Lit::Int(i) = &l.lit
+        && i.base10_parse::<usize>()? == 0
+    {
+        return Err(syn::Error::new(
+            i.span(),
+            "an array plane or table needs at least one value: its length is 0",
+        ));
+    }
+    Ok(())
 }
 
 fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
@@ -269,15 +317,18 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
                 "kernel arguments must be plain names (they name the planes)",
             ));
         };
-        let Some(role) = role_of(&pt.ty) else {
+        let Some((role, len)) = role_of(&pt.ty) else {
             return Err(syn::Error::new(
                 pt.ty.span(),
                 "unsupported kernel argument type: write `Scalar` (per-sample input), \
-                 `&mut Scalar` (per-sample state), `Param` (one value for all samples), \
-                 `&mut Terminated` (the done flag), `&mut Failed` (the optional failure flag) \
-                 or `NextSave` (the next save time, for adaptive steps)",
+                 `&mut Scalar` (per-sample state), `[Scalar; N]` and `&mut [Scalar; N]` \
+                 (per-sample arrays of N values), `Param` (one value for all samples), \
+                 `&[Param; M]` (a table of M values for all samples), `&mut Terminated` \
+                 (the done flag), `&mut Failed` (the optional failure flag) or `NextSave` \
+                 (the next save time, for adaptive steps)",
             ));
         };
+        check_len(&len)?;
         let name = pi.ident.clone();
         if args.iter().any(|a| a.name == name) {
             return Err(syn::Error::new(
@@ -289,7 +340,12 @@ fn parse_args(f: &ItemFn) -> syn::Result<Vec<Arg>> {
             ));
         }
         let index = args.iter().filter(|a| a.role == role).count();
-        args.push(Arg { name, role, index });
+        args.push(Arg {
+            name,
+            role,
+            index,
+            len,
+        });
     }
     match args.iter().filter(|a| a.role == Role::Terminated).count() {
         1 => {}

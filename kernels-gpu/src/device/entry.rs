@@ -20,47 +20,87 @@ impl ParamWord {
     }
 }
 
-/// A type a GPU entry takes as one parameter: a scalar or a raw pointer.
+/// A type a GPU entry takes as one parameter: a scalar, a raw pointer, or an array of
+/// them (an array plane's component pointers, a table's values), which the entry takes by
+/// value (PTX `.param .align 8 .b8 name[bytes]`).
 pub trait EntryParam: Copy {
-    /// Its size in the entry's parameter list (4 or 8).
-    const BYTES: u8;
-    /// Its bytes as the driver passes them.
-    fn word(self) -> ParamWord;
+    /// Its size in the entry's parameter list (4 or 8; an array's total).
+    const BYTES: u16;
+    /// Its bytes as the driver passes them: one word, or an array's words in order.
+    fn words(self, out: &mut dyn FnMut(ParamWord));
 }
 
-impl EntryParam for u32 {
-    const BYTES: u8 = 4;
-    fn word(self) -> ParamWord {
-        ParamWord::B4(self)
-    }
+/// `EntryParam` for scalar types: one word each.
+macro_rules! scalar_param {
+    ($($t:ty => $bytes:literal, |$v:ident| $word:expr;)*) => {
+        $(impl EntryParam for $t {
+            const BYTES: u16 = $bytes;
+            fn words(self, out: &mut dyn FnMut(ParamWord)) {
+                let $v = self;
+                out($word)
+            }
+        })*
+    };
 }
 
-impl EntryParam for f32 {
-    const BYTES: u8 = 4;
-    fn word(self) -> ParamWord {
-        ParamWord::B4(self.to_bits())
-    }
-}
-
-impl EntryParam for f64 {
-    const BYTES: u8 = 8;
-    fn word(self) -> ParamWord {
-        ParamWord::B8(self.to_bits())
-    }
+scalar_param! {
+    u32 => 4, |v| ParamWord::B4(v);
+    u64 => 8, |v| ParamWord::B8(v);
+    f32 => 4, |v| ParamWord::B4(v.to_bits());
+    f64 => 8, |v| ParamWord::B8(v.to_bits());
 }
 
 impl<T> EntryParam for *const T {
-    const BYTES: u8 = 8;
-    fn word(self) -> ParamWord {
-        ParamWord::B8(self as usize as u64)
+    const BYTES: u16 = 8;
+    fn words(self, out: &mut dyn FnMut(ParamWord)) {
+        out(ParamWord::B8(self as usize as u64))
     }
 }
 
 impl<T> EntryParam for *mut T {
-    const BYTES: u8 = 8;
-    fn word(self) -> ParamWord {
-        ParamWord::B8(self as usize as u64)
+    const BYTES: u16 = 8;
+    fn words(self, out: &mut dyn FnMut(ParamWord)) {
+        out(ParamWord::B8(self as usize as u64))
     }
+}
+
+impl<T: EntryParam, const N: usize> EntryParam for [T; N] {
+    const BYTES: u16 = T::BYTES * N as u16;
+    fn words(self, out: &mut dyn FnMut(ParamWord)) {
+        for v in self {
+            v.words(out);
+        }
+    }
+}
+
+/// The bytes of an entry's parameter list (each parameter starts 8-aligned): what
+/// `#[kernel]` checks against the 4 KiB a launch may pass.
+pub const fn param_bytes(params: &[(&str, u16)]) -> usize {
+    let mut total = 0usize;
+    let mut j = 0;
+    while j < params.len() {
+        total = total.next_multiple_of(8) + params[j].1 as usize;
+        j += 1;
+    }
+    total
+}
+
+/// The first `N` values of `parts`, concatenated: how a generated entry lays its planes'
+/// fields (single values and arrays) out as one list per role for [`run_sample`]
+/// (`N` is the role's total and the parts' lengths are constants, so this folds away).
+///
+/// [`run_sample`]: crate::run_sample
+#[inline(always)]
+pub fn concat_planes<T: Copy, const N: usize>(parts: &[&[T]]) -> [T; N] {
+    core::array::from_fn(|mut j| {
+        for p in parts {
+            if j < p.len() {
+                return p[j];
+            }
+            j -= p.len();
+        }
+        panic!("#[kernel] sizes the role lists")
+    })
 }
 
 /// An entry's symbol and its parameters (name, size in bytes), in order: what a module's
@@ -70,7 +110,7 @@ pub struct EntryDesc {
     /// The symbol.
     pub symbol: &'static str,
     /// Each parameter's name and size in bytes.
-    pub params: &'static [(&'static str, u8)],
+    pub params: &'static [(&'static str, u16)],
 }
 
 /// The arguments of one GPU entry: its parameters, in order, as named fields. Made by
@@ -81,14 +121,15 @@ pub trait EntryArgs: Copy {
     /// The entry's symbol in the PTX module.
     const SYMBOL: &'static str;
     /// Every parameter's name and size in bytes, in the entry's order.
-    const PARAMS: &'static [(&'static str, u8)];
+    const PARAMS: &'static [(&'static str, u16)];
     /// The symbol and the parameters together.
     const DESC: EntryDesc = EntryDesc {
         symbol: Self::SYMBOL,
         params: Self::PARAMS,
     };
-    /// Hands every parameter's bytes to `out`, in the entry's order.
-    fn words(&self, out: &mut dyn FnMut(ParamWord));
+    /// Hands every parameter's words to `out` with the parameter's position, in the
+    /// entry's order (an array parameter gives several words).
+    fn words(&self, out: &mut dyn FnMut(usize, ParamWord));
     /// Runs thread `i` of a launch with these arguments (the GPU entry calls this with
     /// its global index).
     ///
@@ -142,8 +183,8 @@ pub struct SaveLaunch {
     pub points: u32,
     /// Samples in the ensemble.
     pub n: u32,
-    /// Bit mask of the saved mutable planes.
-    pub planes: u32,
+    /// Bit mask of the saved mutable components (bit `j`: component `j`).
+    pub planes: u64,
     /// The time plane's index among the mutable planes (times mode).
     pub time: u32,
 }
@@ -203,12 +244,16 @@ macro_rules! device_entry {
 
         impl $crate::device::EntryArgs for $name {
             const SYMBOL: &'static str = stringify!($sym);
-            const PARAMS: &'static [(&'static str, u8)] = &[
+            const PARAMS: &'static [(&'static str, u16)] = &[
                 $((stringify!($field), <$ty as $crate::device::EntryParam>::BYTES)),*
             ];
             #[inline]
-            fn words(&self, out: &mut dyn FnMut($crate::device::ParamWord)) {
-                $(out($crate::device::EntryParam::word(self.$field));)*
+            fn words(&self, out: &mut dyn FnMut(usize, $crate::device::ParamWord)) {
+                let mut _at = 0;
+                $(
+                    $crate::device::EntryParam::words(self.$field, &mut |w| out(_at, w));
+                    _at += 1;
+                )*
             }
             #[inline(always)]
             unsafe fn thread(&self, $i: usize) {

@@ -19,6 +19,7 @@ mod step;
 
 pub use entry::{
     EntryArgs, EntryDesc, EntryParam, ParamWord, SaveLaunch, StepEntry, StepLaunch, address,
+    concat_planes, param_bytes,
 };
 pub use helpers::{
     CHUNK, CountChunks, GatherB1, GatherB4, GatherB8, HELPERS, ScanCounts, ScatterB1, ScatterB4,

@@ -22,7 +22,7 @@ pub unsafe fn save_target<R: Real>(
     every: u32,
     points: u32,
     n: u32,
-    planes: u32,
+    planes: u64,
     time: u32,
 ) -> SaveTarget<R> {
     if data.is_null() {

@@ -79,7 +79,7 @@ pub(crate) fn check_entries<K: Kernel>(module: &Module<'_>) -> Result<(), Error>
         return Err(other(identity));
     }
     for e in entries::<K>() {
-        let expected: Vec<u8> = e.params.iter().map(|p| p.1).collect();
+        let expected: Vec<u16> = e.params.iter().map(|p| p.1).collect();
         let found = module.entry_params(e.symbol).unwrap_or_default();
         if found != expected {
             return Err(Error::EntryParams {

@@ -82,22 +82,34 @@ impl<'a> Module<'a> {
     }
 
     /// The parameter sizes in bytes of entry `symbol`, in order, as the PTX declares them
-    /// (`.param .u32` is 4, `.param .u64 .ptr` 8); `None` when the module lacks the entry.
-    pub fn entry_params(&self, symbol: &str) -> Option<Vec<u8>> {
+    /// (`.param .u32` is 4, `.param .u64 .ptr` 8, an array parameter
+    /// `.param .align 8 .b8 name[320]` its total); `None` when the module lacks the entry.
+    pub fn entry_params(&self, symbol: &str) -> Option<Vec<u16>> {
         let head = format!(".entry {symbol}(");
         let at = self.ptx.find(&head)? + head.len();
         let list = &self.ptx[at..];
         let list = &list[..list.find(')').unwrap_or(list.len())];
-        Some(
-            list.split(',')
-                .filter_map(|p| p.split_whitespace().skip_while(|t| *t != ".param").nth(1))
-                .map(|ty| {
-                    let bits: String = ty.chars().filter(char::is_ascii_digit).collect();
-                    (bits.parse::<u32>().unwrap_or(0) / 8) as u8
-                })
-                .collect(),
-        )
+        Some(list.split(',').filter_map(param_bytes).collect())
     }
+}
+
+/// The size in bytes of one PTX parameter declaration (`.param .u64 .ptr .align 1 x`,
+/// `.param .align 8 .b8 x[320]`); `None` for text that declares none.
+fn param_bytes(decl: &str) -> Option<u16> {
+    let mut tokens = decl.split_whitespace().skip_while(|t| *t != ".param").skip(1);
+    let mut ty = tokens.next()?;
+    if ty == ".align" {
+        tokens.next()?;
+        ty = tokens.next()?;
+    }
+    let bits: String = ty.chars().filter(char::is_ascii_digit).collect();
+    let elem = bits.parse::<u16>().unwrap_or(0) / 8;
+    let name = tokens.filter(|t| !t.starts_with('.')).last().unwrap_or("");
+    let count = name
+        .split_once('[')
+        .and_then(|(_, n)| n.trim_end_matches(']').parse::<u16>().ok())
+        .unwrap_or(1);
+    Some(elem * count)
 }
 
 /// How a team's module was obtained.

@@ -197,8 +197,9 @@ pub(crate) struct CudaBackend {
     functions: HashMap<&'static str, sys::CUfunction>,
     /// A launch's parameter values and the pointers to them (kept: no allocation per
     /// launch once they have grown).
-    words: Vec<ParamWord>,
+    words: Vec<(usize, ParamWord)>,
     values: Vec<u64>,
+    starts: Vec<usize>,
     pointers: Vec<*mut c_void>,
 }
 
@@ -216,6 +217,7 @@ impl CudaBackend {
             functions: HashMap::new(),
             words: Vec::new(),
             values: Vec::new(),
+            starts: Vec::new(),
             pointers: Vec::new(),
         })
     }
@@ -237,25 +239,49 @@ impl CudaBackend {
         self.functions.insert(symbol, f);
         Ok(f)
     }
-    /// Launches `f` over `threads` threads with the parameters in `self.words`. Each
-    /// value sits in its own 8-byte slot; a 4-byte parameter is read from the slot's low
-    /// half (the host is little-endian, as every CUDA host is).
+    /// Launches `f` over `threads` threads with the parameters in `self.words` (each word
+    /// with its parameter's position). Each parameter starts at an 8-aligned offset of
+    /// `values`; its words follow one another at their own sizes (an array parameter's
+    /// elements packed, as the entry declares it), little-endian as every CUDA host is.
     ///
     /// # Safety
     /// `f` is an entry of a module loaded on this backend's context, and `self.words` are
     /// its parameters, in order, meeting its contract (as [`Backend::launch`]'s).
     unsafe fn launch_words(&mut self, f: sys::CUfunction, threads: u32) -> Result<(), Error> {
         self.values.clear();
-        self.values.extend(self.words.iter().map(|w| w.as_u64()));
+        self.starts.clear();
+        let (mut at, mut last) = (0usize, None);
+        for &(param, w) in &self.words {
+            if last != Some(param) {
+                at = at.next_multiple_of(8);
+                self.starts.push(at);
+                last = Some(param);
+            }
+            let (bits, size) = match w {
+                ParamWord::B4(v) => (u64::from(v), 4),
+                ParamWord::B8(v) => (v, 8),
+            };
+            let need = (at + size).div_ceil(8);
+            if self.values.len() < need {
+                self.values.resize(need, 0);
+            }
+            for b in 0..size {
+                let byte = (bits >> (8 * b)) & 0xff;
+                self.values[(at + b) / 8] |= byte << (8 * ((at + b) % 8));
+            }
+            at += size;
+        }
         self.pointers.clear();
-        let base = self.values.as_mut_ptr();
-        // SAFETY: `j < values.len()`: each pointer is inside `values`.
-        self.pointers
-            .extend((0..self.values.len()).map(|j| unsafe { base.add(j) }.cast::<c_void>()));
+        let base = self.values.as_mut_ptr().cast::<u8>();
+        // SAFETY: every start is below `8 * values.len()`: each pointer is inside `values`.
+        self.pointers.extend(
+            self.starts
+                .iter()
+                .map(|&s| unsafe { base.add(s) }.cast::<c_void>()),
+        );
         let grid = threads.div_ceil(BLOCK).max(1);
         // SAFETY: `f` is a loaded entry (the contract); `pointers` has one pointer per
-        // parameter, in order, each to an 8-byte slot of `values` whose low bytes are the
-        // parameter (deploy checked the entry's parameter sizes against the module), alive
+        // parameter, in order, each to the parameter's bytes in `values` (deploy checked the entry's parameter sizes against the module), alive
         // for the call (the driver copies them at launch); what the parameters address
         // meets the entry's contract (this function's contract).
         unsafe {
@@ -376,7 +402,7 @@ impl Backend for CudaBackend {
         let f = self.function(A::SYMBOL)?;
         self.words.clear();
         let words = &mut self.words;
-        args.words(&mut |w| words.push(w));
+        args.words(&mut |param, w| words.push((param, w)));
         // SAFETY: `f` is `A`'s entry in the team's module, `words` its arguments in order,
         // which meet its contract (this method's contract).
         unsafe { self.launch_words(f, threads) }
@@ -462,8 +488,8 @@ impl Backend for CudaBackend {
             .map_err(|e| dev_err("capturing the WHILE body", e))?;
             let recorded = body(self).and_then(|_| {
                 self.words.clear();
-                self.words.push(ParamWord::B8(handle));
-                self.words.push(ParamWord::B8(cond));
+                self.words.push((0, ParamWord::B8(handle)));
+                self.words.push((1, ParamWord::B8(cond)));
                 self.launch_words(set, 1)
             });
             let ended = result::stream::end_capture(self.cu_stream());

@@ -10,6 +10,7 @@ mod device_emulated;
 mod device_gpu;
 mod host_oscillator;
 mod kernel_crate_path;
+mod lorenz96;
 mod math_device;
 mod no_driver;
 mod out_of_memory;

@@ -1,4 +1,5 @@
-//! The embedded PTX assembles with `ptxas -arch=sm_90 -v` and no built-in kernel spills.
+//! The embedded PTX assembles with `ptxas -arch=sm_90 -v` and no built-in kernel spills
+//! (but Lorenz-96, whose state does not fit a thread's registers).
 //!
 //! ptxas comes from pip (`nvidia-cuda-nvcc-cu12`, see `scripts/setup.sh`). It is looked up
 //! in `$PTXAS`, then in the project's `.venv`, then on `PATH`; when it is missing this test
@@ -30,7 +31,9 @@ fn embedded_ptx_assembles_for_sm_90_without_spills() {
         );
     }
     assert!(ptx.contains(&format!(".target {}", eagle::ptx::ARCH)));
-    let funcs = common::ptxas::assemble_without_spills(ptx, "hawk");
+    // Lorenz-96's 40 sites in RK4 (state, stages: over 300 values a thread) cannot fit
+    // 255 registers: it runs from local memory, and the docs say so.
+    let funcs = common::ptxas::assemble(ptx, "hawk", &["hawk_lorenz96_rk4"]);
     assert!(
         funcs.iter().any(|f| f.0 == "hawk_oscillator"),
         "ptxas reported no hawk_oscillator"

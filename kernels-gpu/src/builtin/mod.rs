@@ -1,10 +1,11 @@
 //! Built-in kernels: the harmonic oscillator, the performance card's workloads (Lorenz,
-//! Kepler, the driven pendulum), and kernels that call every elementary function (for the
+//! Lorenz-96, Kepler, the driven pendulum), and kernels that call every elementary function (for the
 //! PTX and device tests).
 
 pub mod elementary;
 pub mod kepler;
 pub mod lorenz;
+pub mod lorenz96;
 pub mod oscillator;
 pub mod pendulum;
 
@@ -17,6 +18,10 @@ pub use lorenz::{
     LorenzRk4, LorenzRk4F32, LorenzRk4F32Planes, LorenzRk4Planes, LorenzRk78, LorenzRk78F32,
     LorenzRk78F32Planes, LorenzRk78Planes, lorenz_rk4, lorenz_rk4_f32, lorenz_rk78,
     lorenz_rk78_f32,
+};
+pub use lorenz96::{
+    LORENZ96_N, Lorenz96Rk4, Lorenz96Rk4F32, Lorenz96Rk4F32Planes, Lorenz96Rk4Planes, lorenz96_rk4,
+    lorenz96_rk4_f32,
 };
 pub use oscillator::{Oscillator, OscillatorPlanes, oscillator};
 pub use pendulum::{

@@ -63,6 +63,18 @@ pub fn parse_ptxas(log: &str) -> Vec<(String, u32, u32, u32, u32)> {
 /// Assembles `ptx` with `ptxas -arch=sm_90 -v` (the test FAILS without a ptxas: run
 /// scripts/setup.sh) and asserts that no function spills; the report per function.
 pub fn assemble_without_spills(ptx: &str, stem: &str) -> Vec<(String, u32, u32, u32, u32)> {
+    assemble(ptx, stem, &[])
+}
+
+/// [`assemble_without_spills`], except that entries whose name starts with one of
+/// `local_ok` may spill: kernels whose state cannot fit a thread's registers (Lorenz-96's
+/// 40 sites in RK4 need more than 255), which run from local memory by design. Their
+/// figures are printed all the same.
+pub fn assemble(
+    ptx: &str,
+    stem: &str,
+    local_ok: &[&str],
+) -> Vec<(String, u32, u32, u32, u32)> {
     let ptxas = find_ptxas().expect(
         "ptxas not found: run scripts/setup.sh (pip installs nvidia-cuda-nvcc-cu12 into .venv) \
          or set PTXAS",
@@ -88,10 +100,15 @@ pub fn assemble_without_spills(ptx: &str, stem: &str) -> Vec<(String, u32, u32, 
         );
     }
     for (name, regs, stack, stores, loads) in &funcs {
+        let local = local_ok.iter().any(|p| name.starts_with(p));
         println!(
-            "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill loads"
+            "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill \
+             loads{}",
+            if local { " (local memory by design)" } else { "" }
         );
-        assert_eq!((*stores, *loads), (0, 0), "{name} spills:\n{log}");
+        if !local {
+            assert_eq!((*stores, *loads), (0, 0), "{name} spills:\n{log}");
+        }
     }
     funcs
 }

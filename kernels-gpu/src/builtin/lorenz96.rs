@@ -1,0 +1,45 @@
+//! Lorenz-96 (Lorenz 1996): `N` = 40 sites on a ring, `du_i/dt = (u_{i+1} - u_{i-2}) u_{i-1}
+//! - u_i + F`, the forcing `F` per sample; classic RK4 at a fixed `dt`, in f64 and f32. The
+//! state is one array plane (`u: &mut [Scalar; 40]`): the model the array planes were made
+//! for, and a card workload.
+
+use crate::methods::rk4_step;
+use crate::prelude::*;
+
+/// The number of sites of the built-in Lorenz-96 kernels.
+pub const LORENZ96_N: usize = 40;
+
+/// The Lorenz-96 right-hand side for one lane group with forcing `forcing`:
+/// `(u[i+1] - u[i-2]) * u[i-1] - u[i] + F`, indices on the ring, in that order of operations
+/// (plain IEEE arithmetic, no fused multiply-add).
+#[inline(always)]
+pub fn lorenz96_rhs<L: Lane, const N: usize>(forcing: L) -> impl Fn(L, &[L; N]) -> [L; N] {
+    move |_t, u| {
+        core::array::from_fn(|i| {
+            (u[(i + 1) % N] - u[(i + N - 2) % N]) * u[(i + N - 1) % N] - u[i] + forcing
+        })
+    }
+}
+
+macro_rules! lorenz96_rk4 {
+    ($name:ident, $real:literal) => {
+        /// Lorenz-96 (40 sites) with classic RK4 at a fixed `dt`, until `t >= t_end - dt/2`
+        /// (exactly `round(t_end / dt)` steps).
+        #[kernel(steps = "auto", real = $real, time = t)]
+        pub fn $name(
+            forcing: Scalar,
+            dt: Param,
+            t_end: Param,
+            terminated: &mut Terminated,
+            u: &mut [Scalar; LORENZ96_N],
+            t: &mut Scalar,
+        ) {
+            let f = lorenz96_rhs(forcing);
+            *u = rk4_step(&f, *t, u, dt);
+            *t += dt;
+            *terminated = t.simd_ge(t_end - dt * Scalar::splat(0.5));
+        }
+    };
+}
+lorenz96_rk4!(lorenz96_rk4, "f64");
+lorenz96_rk4!(lorenz96_rk4_f32, "f32");

@@ -29,8 +29,8 @@ pub use eagle_runtime::{
     Arm, BuildCache, CancelHandle, Compaction, Deployed, Deployment, DeviceCompaction, DeviceProps,
     DriverCode, Error, HostConfig, Isa, Module, ModuleSource, Options, Placement, PlaneSet,
     PointStatus, Reorder, RunReport, Runner, SaveAt, SaveWhen, Startup, Status, Stop, Target, Team,
-    TeamKind, Trajectory, component_names, components, components_mut, device_count,
-    device_props, device_unavailable_reason, until_done,
+    TeamKind, Trajectory, component_names, components, components_mut, device_count, device_props,
+    device_unavailable_reason, until_done,
 };
 pub use hawk::Steps;
 pub use hawk_host::HostReal;

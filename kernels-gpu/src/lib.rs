@@ -62,7 +62,7 @@ pub mod methods;
 pub mod save;
 
 pub use bits::IntLane;
-pub use hawk_macros::kernel;
+pub use hawk_macros::{kernel, problem};
 pub use kernel::{
     ACTIVE, ComponentName, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneType,
     PlaneVisitor, Role, Steps,
@@ -79,6 +79,7 @@ pub mod prelude {
     pub use crate::kernel;
     pub use crate::kernel::{Kernel, Steps};
     pub use crate::lane::{Lane, Mask, Real};
+    pub use crate::problem;
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -87,7 +87,9 @@ pub enum Error {
     },
     /// A buffer that holds an array plane's components one after another (component-major,
     /// `N x n`) has a length that is not a multiple of `N`.
-    #[error("a component-major buffer for {components} components has length {len}, not a multiple of {components}")]
+    #[error(
+        "a component-major buffer for {components} components has length {len}, not a multiple of {components}"
+    )]
     ComponentBuffer {
         /// The array plane's length `N`.
         components: usize,

@@ -42,7 +42,8 @@ impl<R: Real + npyz::AutoSerialize> Trajectory<R> {
     pub fn write_npz(&self, path: impl AsRef<Path>, inputs: &[(&str, &[R])]) -> io::Result<()> {
         let (p, n) = (self.points() as u64, self.samples() as u64);
         let taken = |name: &str| {
-            self.plane_names().iter().any(|p| p == name) || ["status", "steps", "times"].contains(&name)
+            self.plane_names().iter().any(|p| p == name)
+                || ["status", "steps", "times"].contains(&name)
         };
         for (name, data) in inputs {
             if data.len() as u64 != n || taken(name) {

@@ -46,7 +46,11 @@ impl<'a, R: Real> PlaneSet<'a, R> {
         self
     }
     /// Adds every component of a read-only array plane, `name[0]` first.
-    pub fn input_array(mut self, name: &str, components: impl IntoIterator<Item = &'a [R]>) -> Self {
+    pub fn input_array(
+        mut self,
+        name: &str,
+        components: impl IntoIterator<Item = &'a [R]>,
+    ) -> Self {
         for (j, d) in components.into_iter().enumerate() {
             self.given.push((component(name, Some(j)), Given::In(d)));
         }
@@ -59,7 +63,8 @@ impl<'a, R: Real> PlaneSet<'a, R> {
     }
     /// Adds a table: values shared by all samples (`&[Param; M]`).
     pub fn table(mut self, name: &str, values: &[R]) -> Self {
-        self.given.push((name.to_owned(), Given::Table(values.to_vec())));
+        self.given
+            .push((name.to_owned(), Given::Table(values.to_vec())));
         self
     }
     /// Adds a per-sample plane the kernel advances (or one component, `x[2]`).
@@ -230,7 +235,8 @@ impl<'a, R: Real> PlaneVisitor<'a, R> for Collect<'a, R> {
         self.given.push((name.to_owned(), Given::Param(value)));
     }
     fn table(&mut self, name: &str, values: &[R]) {
-        self.given.push((name.to_owned(), Given::Table(values.to_vec())));
+        self.given
+            .push((name.to_owned(), Given::Table(values.to_vec())));
     }
     fn mutable(&mut self, name: &str, index: Option<usize>, data: &'a mut [R]) {
         self.given.push((component(name, index), Given::Mut(data)));
@@ -296,14 +302,15 @@ pub(crate) fn bind<'a, K: Kernel>(
     };
     let mut reference: Option<(String, usize)> = None;
     for (name, spec) in expected {
-        let pos = given
-            .iter()
-            .position(|(n, _)| *n == name)
-            .ok_or_else(|| Error::MissingPlane {
-                kernel: K::NAME,
-                plane: name.clone(),
-                role: spec.spelled().to_string(),
-            })?;
+        let pos =
+            given
+                .iter()
+                .position(|(n, _)| *n == name)
+                .ok_or_else(|| Error::MissingPlane {
+                    kernel: K::NAME,
+                    plane: name.clone(),
+                    role: spec.spelled().to_string(),
+                })?;
         let (_, g) = given.swap_remove(pos);
         let fits = matches!(
             (&g, spec.role, spec.len),

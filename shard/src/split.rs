@@ -84,7 +84,8 @@ impl<'a, R: Real> PlaneVisitor<'a, R> for Collected<'a, R> {
         self.given.push((name.into(), Given::Param(value)));
     }
     fn table(&mut self, name: &str, values: &[R]) {
-        self.given.push((name.into(), Given::Table(values.to_vec())));
+        self.given
+            .push((name.into(), Given::Table(values.to_vec())));
     }
     fn mutable(&mut self, name: &str, index: Option<usize>, data: &'a mut [R]) {
         let name = ComponentName(name, index).to_string();

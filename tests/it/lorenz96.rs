@@ -54,7 +54,10 @@ impl Ens {
     /// Sample `i`'s state and time.
     fn sample(&self, i: usize) -> Vec<f64> {
         let n = self.n();
-        (0..N).map(|j| self.u[j * n + i]).chain([self.t[i]]).collect()
+        (0..N)
+            .map(|j| self.u[j * n + i])
+            .chain([self.t[i]])
+            .collect()
     }
 
     fn bits(&self) -> Vec<u64> {
@@ -92,7 +95,10 @@ fn run_fleet(fleet: &eagle::shard::Fleet<Lorenz96Rk4>, options: Options, e: &mut
     let mut runner = eagle::until_done(fleet, options, e.planes()).unwrap();
     runner.run().unwrap();
     runner.to_host().unwrap();
-    assert!(runner.terminated().iter().all(|&d| d), "a sample did not finish");
+    assert!(
+        runner.terminated().iter().all(|&d| d),
+        "a sample did not finish"
+    );
 }
 
 fn host() -> Target {
@@ -111,11 +117,18 @@ fn host_team_equals_the_scalar_lane_bit_for_bit_and_python_to_1e_12() {
     assert_eq!(got.forcing, start.forcing, "the input plane changed");
 
     let out = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/lorenz96_reference.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/lorenz96_reference.py"
+        ))
         .arg(start.n().to_string())
         .output()
         .expect("python3 runs scripts/lorenz96_reference.py");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lines: Vec<String> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -133,7 +146,10 @@ fn host_team_equals_the_scalar_lane_bit_for_bit_and_python_to_1e_12() {
         }
     }
     println!("Lorenz-96 RK4 f64, 37 samples: max relative difference from Python {worst:e}");
-    assert!(worst <= 1e-12, "max relative difference from Python {worst:e}");
+    assert!(
+        worst <= 1e-12,
+        "max relative difference from Python {worst:e}"
+    );
 }
 
 #[test]
@@ -144,7 +160,10 @@ fn lane_widths_emulated_device_compaction_reorder_and_shards_give_the_same_bits(
     let check = |what: &str, deployment: &dyn Fn(Options, &mut Ens), options: Options| {
         let mut got = start.clone();
         deployment(options, &mut got);
-        assert!(got.bits() == want.bits(), "{what}: differs from the scalar lane");
+        assert!(
+            got.bits() == want.bits(),
+            "{what}: differs from the scalar lane"
+        );
     };
     for lanes in [1, 4, 8] {
         let d = eagle::deploy(
@@ -176,9 +195,17 @@ fn lane_widths_emulated_device_compaction_reorder_and_shards_give_the_same_bits(
             .reorder(Reorder::ByPlane("u[3]".into())),
     );
     let fleet = eagle::deploy(Lorenz96Rk4, Devices::Teams(vec![host(), host()])).unwrap();
-    check("two host shards", &|o, e| run_fleet(&fleet, o, e), Options::new(1000));
+    check(
+        "two host shards",
+        &|o, e| run_fleet(&fleet, o, e),
+        Options::new(1000),
+    );
     let mixed = eagle::deploy(Lorenz96Rk4, Devices::Teams(vec![host(), Target::Emulated])).unwrap();
-    check("host and emulated shards", &|o, e| run_fleet(&mixed, o, e), Options::new(1000));
+    check(
+        "host and emulated shards",
+        &|o, e| run_fleet(&mixed, o, e),
+        Options::new(1000),
+    );
 }
 
 #[test]
@@ -255,6 +282,15 @@ fn wrong_shapes_are_refused_naming_the_component_and_nothing_is_written() {
     assert!(err.to_string().contains("u[0..40]"), "{err}");
     let mut odd = vec![0.0; 41];
     let err = eagle::components_mut::<f64, N>(&mut odd).err().unwrap();
-    assert!(matches!(err, Error::ComponentBuffer { components: 40, len: 41 }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::ComponentBuffer {
+                components: 40,
+                len: 41
+            }
+        ),
+        "{err}"
+    );
     assert!(e == before, "a refused run wrote to the planes");
 }

@@ -1,5 +1,6 @@
-//! eagle as a user's dependency: `examples/user-crate` (a `no_std` Van der Pol kernel crate
-//! and an app whose build.rs calls eagle-build) copied out of this workspace, built and run
+//! eagle as a user's dependency: `examples/user-crate` (a `no_std` Van der Pol kernel crate,
+//! a `#[problem]` with an array plane and the same kernel by hand, and an app whose build.rs
+//! calls eagle-build) copied out of this workspace, built and run
 //! by `scripts/user-crate.sh`. Its PTX holds its own entries (and not hawk's built-in
 //! kernels) and assembles without spills; the app checks host team == emulated device bit
 //! for bit and the typed refusal of the built-in module; `cargo tree` shows a lean
@@ -52,6 +53,7 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
         "module `vdp_kernels` for sm_90",
         "host team == emulated device: bit for bit, 2000 samples",
         "saved points at t = 1..5: on the times exactly, host == emulated device",
+        "#[problem] == the kernel written by hand: bit for bit, 2000 samples",
         "with the built-in module: kernel `van_der_pol` cannot run from GPU module `hawk`: it \
          lacks the entries hawk_van_der_pol, hawk_van_der_pol_indexed",
         "oscillator, built-in module: GPU module `hawk` holds another kernel named \
@@ -98,6 +100,10 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
         |id| id != <eagle::hawk::builtin::Oscillator as eagle::hawk::Kernel>::IDENTITY
     ));
     assert!(module.kernel_identity("van_der_pol").is_some());
+    assert_ne!(
+        module.kernel_identity("van_der_pol"),
+        module.kernel_identity("van_der_pol_by_hand")
+    );
     let funcs = common::ptxas::assemble_without_spills(&ptx, "vdp_kernels");
     assert!(funcs.iter().any(|f| f.0 == "hawk_van_der_pol"));
 

@@ -17,6 +17,12 @@ use syn::{Block, Signature};
 /// entries' contract with the runtime changes without their parameter sizes changing.
 const ENTRY_ABI: &str = "hawk-entry-abi-2";
 
+/// `id` extended with `text` (what else the kernel's code depends on: a problem's
+/// right-hand side).
+pub fn extend(id: u64, text: &str) -> u64 {
+    fnv(id, text)
+}
+
 /// The identity of the kernel with signature `sig`, body `body` and `settings`.
 pub fn of(sig: &Signature, body: &Block, settings: &Settings) -> u64 {
     let parts = [
@@ -32,12 +38,15 @@ pub fn of(sig: &Signature, body: &Block, settings: &Settings) -> u64 {
             .map(|t| t.to_string())
             .unwrap_or_default(),
     ];
-    parts.iter().fold(FNV_OFFSET, |h, p| {
-        // Each part ends in a 0 byte, so moving text between parts changes the hash.
-        p.bytes()
-            .chain([0])
-            .fold(h, |h, b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
-    })
+    parts.iter().fold(FNV_OFFSET, |h, p| fnv(h, p))
+}
+
+/// FNV-1a from state `h` over `text` and a 0 byte (so moving text between parts changes
+/// the hash).
+fn fnv(h: u64, text: &str) -> u64 {
+    text.bytes()
+        .chain([0])
+        .fold(h, |h, b| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;

@@ -23,6 +23,7 @@ mod checks;
 mod generate;
 mod identity;
 mod parse;
+mod problem;
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
@@ -38,6 +39,29 @@ use proc_macro2::TokenStream as TokenStream2;
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr.into(), item.into()) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// Makes an ODE right-hand side and a method into a hawk kernel: the kernel, its planes
+/// (state, time, step size, counters, status) and the save-time landing are generated.
+///
+/// The function is the right-hand side, `fn name(t: Scalar, y: &[Scalar; N], inputs...)
+/// -> [Scalar; N]`, each input a `Scalar` or `[Scalar; K]` (per sample), a `Param` or a
+/// `&[Param; M]` table (shared). It becomes `name_rhs` (generic over the lane), and the
+/// kernel `name` takes the inputs as written, then:
+/// - `method = "rk4"`: params `dt`, `t_end`; state `y: &mut [Scalar; N]` and time `t`;
+/// - `method = "tsit5"`, `"dp87"` (Dormand-Prince 8(7)) or `"rk78"` (Fehlberg 7(8)):
+///   params `t_end`, `rtol`, `atol`; state `y`, time `t`, step size `h` (give the first
+///   step), counters `accepted` and `rejected`; a sample whose step size collapses fails,
+///   and steps land on save times.
+///
+/// The state and time planes take the names of the function's arguments (`_t` gives `t`).
+/// Other settings (`steps`, `real`, `crate`) are `#[kernel]`'s.
+#[proc_macro_attribute]
+pub fn problem(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match problem::expand(attr.into(), item.into()) {
         Ok(t) => t.into(),
         Err(e) => e.to_compile_error().into(),
     }

@@ -251,7 +251,7 @@ fn crate_path(v: &Expr) -> syn::Result<Path> {
 }
 
 /// An argument's role from its type, with its length for an array plane or a table.
-fn role_of(ty: &Type) -> Option<(Role, Option<Expr>)> {
+pub fn role_of(ty: &Type) -> Option<(Role, Option<Expr>)> {
     let path_name = |t: &Type| match t {
         Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
         _ => None,

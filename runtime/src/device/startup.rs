@@ -96,7 +96,10 @@ impl<'a> Module<'a> {
 /// The size in bytes of one PTX parameter declaration (`.param .u64 .ptr .align 1 x`,
 /// `.param .align 8 .b8 x[320]`); `None` for text that declares none.
 fn param_bytes(decl: &str) -> Option<u16> {
-    let mut tokens = decl.split_whitespace().skip_while(|t| *t != ".param").skip(1);
+    let mut tokens = decl
+        .split_whitespace()
+        .skip_while(|t| *t != ".param")
+        .skip(1);
     let mut ty = tokens.next()?;
     if ty == ".align" {
         tokens.next()?;

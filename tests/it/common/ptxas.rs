@@ -70,11 +70,7 @@ pub fn assemble_without_spills(ptx: &str, stem: &str) -> Vec<(String, u32, u32, 
 /// `local_ok` may spill: kernels whose state cannot fit a thread's registers (Lorenz-96's
 /// 40 sites in RK4 need more than 255), which run from local memory by design. Their
 /// figures are printed all the same.
-pub fn assemble(
-    ptx: &str,
-    stem: &str,
-    local_ok: &[&str],
-) -> Vec<(String, u32, u32, u32, u32)> {
+pub fn assemble(ptx: &str, stem: &str, local_ok: &[&str]) -> Vec<(String, u32, u32, u32, u32)> {
     let ptxas = find_ptxas().expect(
         "ptxas not found: run scripts/setup.sh (pip installs nvidia-cuda-nvcc-cu12 into .venv) \
          or set PTXAS",
@@ -104,7 +100,11 @@ pub fn assemble(
         println!(
             "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill \
              loads{}",
-            if local { " (local memory by design)" } else { "" }
+            if local {
+                " (local memory by design)"
+            } else {
+                ""
+            }
         );
         if !local {
             assert_eq!((*stores, *loads), (0, 0), "{name} spills:\n{log}");

@@ -5,7 +5,10 @@
 //! the other kernel of that name), run from the crate's own.
 
 use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
-use vdp_kernels::{Oscillator, OscillatorPlanes, VanDerPol, VanDerPolPlanes};
+use vdp_kernels::{
+    Oscillator, OscillatorPlanes, VanDerPol, VanDerPolByHand, VanDerPolByHandPlanes,
+    VanDerPolPlanes,
+};
 
 /// The sweep's state planes after a run.
 #[derive(Clone, PartialEq)]
@@ -47,20 +50,19 @@ fn run_on(deployed: &Deployed<VanDerPol>, n: usize, tol: f64) -> Result<(Sweep, 
         t_end: 5.0,
         rtol: tol,
         atol: tol,
-        x: &mut x,
-        v: &mut v,
+        y: [&mut x, &mut v],
         t: &mut t,
         h: &mut h,
         accepted: &mut accepted,
         rejected: &mut rejected,
     };
-    let save = SaveAt::times(&[1.0, 2.0, 3.0, 4.0, 5.0]).planes(&["x", "t"]);
+    let save = SaveAt::times(&[1.0, 2.0, 3.0, 4.0, 5.0]).planes(&["y[0]", "t"]);
     let options = Options::new(100_000).save(save);
     let mut runner = eagle::until_done(deployed, options, planes)?;
     let report = runner.run()?;
     runner.to_host()?;
     let traj = runner.trajectory()?.expect("saving");
-    let (saved_x, saved_t) = (traj.plane("x")?.to_vec(), traj.plane("t")?.to_vec());
+    let (saved_x, saved_t) = (traj.plane("y[0]")?.to_vec(), traj.plane("t")?.to_vec());
     drop(runner);
     assert!(report.done(), "every oscillator reaches t_end: {report}");
     let sweep = Sweep {
@@ -124,6 +126,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     assert!(on_times, "every saved point lands on its time");
     println!("saved points at t = 1..5: on the times exactly, host == emulated device");
+    // The kernel written by hand gives the same bits as the problem.
+    let by_hand = module.deploy(VanDerPolByHand, Target::Host(Default::default()))?;
+    let mu: Vec<f64> = (0..n)
+        .map(|i| 0.5 + 4.5 * i as f64 / (n - 1) as f64)
+        .collect();
+    let (mut x, mut v, mut t) = (vec![2.0; n], vec![0.0; n], vec![0.0; n]);
+    let (mut h, mut accepted, mut rejected) = (vec![1e-3; n], vec![0.0; n], vec![0.0; n]);
+    let planes = VanDerPolByHandPlanes {
+        mu: &mu,
+        t_end: 5.0,
+        rtol: 1e-8,
+        atol: 1e-8,
+        x: &mut x,
+        v: &mut v,
+        t: &mut t,
+        h: &mut h,
+        accepted: &mut accepted,
+        rejected: &mut rejected,
+    };
+    let save = SaveAt::times(&[1.0, 2.0, 3.0, 4.0, 5.0]).planes(&["x", "t"]);
+    let mut runner = eagle::until_done(&by_hand, Options::new(100_000).save(save), planes)?;
+    runner.run()?;
+    let saved_by_hand = runner.trajectory()?.expect("saving").plane("x")?.to_vec();
+    drop(runner);
+    assert!(
+        same_bits(&host.x, &x)
+            && same_bits(&host.v, &v)
+            && same_bits(&host.accepted, &accepted)
+            && same_bits(&host.saved_x, &saved_by_hand),
+        "the problem differs from the kernel written by hand"
+    );
+    println!("#[problem] == the kernel written by hand: bit for bit, {n} samples");
     let steps: f64 = host.accepted.iter().sum();
     println!(
         "accepted steps: {steps} in all, x(5) at mu = 0.5: {:.9}",

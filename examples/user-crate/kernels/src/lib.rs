@@ -1,17 +1,28 @@
 //! Van der Pol oscillators, `x'' - mu (1 - x^2) x' + x = 0`, one per sample, swept over
 //! `mu`, with the adaptive Tsitouras 5(4) method of `hawk::methods`: a kernel eagle does not
-//! ship, in a crate of its own; and a damped oscillator named like eagle's built-in one.
+//! ship, in a crate of its own, as a problem (a right-hand side and a method) and the same
+//! kernel written by hand; and a damped oscillator named like eagle's built-in one.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
 use hawk::methods::{AdaptiveState, Settings, StepControl, TSIT5, adaptive_step_to};
 use hawk::prelude::*;
 
-/// One attempted adaptive step of one Van der Pol oscillator; `terminated` at `t_end`,
-/// `failed` when the step size collapses. Steps land exactly on save times (`next_save`), so
-/// saved points sit on the requested times.
+/// Van der Pol as a problem: the right-hand side, `mu` per sample, and the method. The
+/// kernel `van_der_pol` gets the planes `mu`, `t_end`, `rtol`, `atol`, the state
+/// `y: &mut [Scalar; 2]` (x and x'), `t`, `h`, `accepted` and `rejected`.
+#[problem(method = "tsit5")]
+pub fn van_der_pol(_t: Scalar, y: &[Scalar; 2], mu: Scalar) -> [Scalar; 2] {
+    let one = Scalar::splat(1.0);
+    [y[1], (mu * (one - y[0] * y[0])).mul_add(y[1], -y[0])]
+}
+
+/// The same kernel by hand, as `#[problem]` writes it: one attempted adaptive step of one
+/// Van der Pol oscillator; `terminated` at `t_end`, `failed` when the step size collapses.
+/// Steps land exactly on save times (`next_save`), so saved points sit on the requested
+/// times. The same bits as `van_der_pol`.
 #[kernel(steps = "auto", time = t)]
-pub fn van_der_pol(
+pub fn van_der_pol_by_hand(
     mu: Scalar,
     t_end: Param,
     rtol: Param,

@@ -1,0 +1,318 @@
+//! `#[problem]`: an ODE right-hand side `f(t, y, inputs...) -> dy` and a method become a
+//! kernel, with its planes (state, time, step, counters, status) and the save-time landing
+//! generated. The expansion writes the kernel a user would write by hand and hands it to
+//! `#[kernel]`'s own parse and generate steps, so it gets every check and every team.
+//!
+//! ```text
+//! #[problem(method = "tsit5")]
+//! pub fn van_der_pol(t: Scalar, y: &[Scalar; 2], mu: Scalar) -> [Scalar; 2] { .. }
+//! ```
+//! gives the right-hand side `van_der_pol_rhs` (generic over the lane) and the kernel
+//! `van_der_pol` (type `VanDerPol`) with planes `mu` (as written), `t_end`, `rtol`, `atol`
+//! (params), `y: &mut [Scalar; 2]`, `t`, `h`, `accepted`, `rejected`; `rk4` takes `dt` and
+//! `t_end` and has `y` and `t` only.
+
+use crate::parse::{self, Role};
+use crate::{checks, generate, identity};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, ReturnType, Token, Type};
+
+/// The methods a problem can name.
+#[derive(Clone, Copy, PartialEq)]
+enum Method {
+    /// Classic RK4 at a fixed `dt`.
+    Rk4,
+    /// An embedded pair, adaptive: the tableau's path in `hawk::methods`.
+    Adaptive(&'static str),
+}
+
+impl Method {
+    fn parse(lit: &syn::LitStr) -> syn::Result<Method> {
+        Ok(match lit.value().as_str() {
+            "rk4" => Method::Rk4,
+            "tsit5" => Method::Adaptive("TSIT5"),
+            "dp87" => Method::Adaptive("DORMAND_PRINCE87"),
+            "rk78" => Method::Adaptive("FEHLBERG78"),
+            _ => {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "unknown method: write `method = \"rk4\"` (fixed dt), `\"tsit5\"` \
+                     (Tsitouras 5(4)), `\"dp87\"` (Dormand-Prince 8(7)) or `\"rk78\"` \
+                     (Fehlberg 7(8)); the adaptive ones take rtol, atol and t_end",
+                ));
+            }
+        })
+    }
+}
+
+/// Expands `#[problem(attr)]` on `item`.
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    // `method` is the problem's; every other setting goes to `#[kernel]` as written.
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone())?;
+    let mut method = None;
+    let mut passed = Vec::new();
+    for m in metas {
+        if m.path().is_ident("method") {
+            let Meta::NameValue(nv) = &m else {
+                return Err(syn::Error::new(m.span(), "write `method = \"tsit5\"`"));
+            };
+            let Expr::Lit(l) = &nv.value else {
+                return Err(syn::Error::new(nv.value.span(), "expected a string"));
+            };
+            let Lit::Str(s) = &l.lit else {
+                return Err(syn::Error::new(l.span(), "expected a string"));
+            };
+            method = Some(Method::parse(s)?);
+        } else if m.path().is_ident("time") {
+            return Err(syn::Error::new(
+                m.span(),
+                "a problem's time plane is named by the right-hand side's first argument",
+            ));
+        } else {
+            passed.push(m);
+        }
+    }
+    let method = method.ok_or_else(|| {
+        syn::Error::new(
+            Span::call_site(),
+            "a problem needs a method: `#[problem(method = \"tsit5\")]` (or \"rk4\", \"dp87\", \
+             \"rk78\")",
+        )
+    })?;
+    let f: ItemFn = syn::parse2(item)?;
+    let rhs = Rhs::parse(&f)?;
+    // The settings `#[kernel]` reads (`crate`, `real`), for the paths and types below.
+    let settings_probe = parse::parse(quote!(#(#passed),*), probe_kernel())?.settings;
+    let (hawk, real) = (&settings_probe.krate, &settings_probe.real);
+
+    let name = &f.sig.ident;
+    let rhs_name = format_ident!("{}_rhs", name);
+    let (y, n, time) = (&rhs.state, &rhs.len, &rhs.time_plane);
+    let vis = &f.vis;
+    let attrs = &f.attrs;
+    let body = &f.block;
+
+    // The right-hand side, generic over the lane like a kernel's function.
+    let rhs_args = rhs.extras.iter().map(|a| {
+        let (an, ty) = (&a.name, lane_type(a));
+        quote!(#an: #ty)
+    });
+    let t_arg = &rhs.time_arg;
+    let rhs_doc = format!("The right-hand side of problem `{name}`, generic over the lane.");
+    let rhs_fn = quote! {
+        #[doc = #rhs_doc]
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #rhs_name<Scalar: #hawk::Lane<Elem = #real>>(
+            #t_arg: Scalar, #y: &[Scalar; #n], #(#rhs_args),*
+        ) -> [Scalar; #n] #body
+    };
+
+    // The kernel: the inputs as written, the method's params, the flags, the state.
+    let extras_sig = rhs.extras.iter().map(|a| {
+        let (an, ty) = (&a.name, &a.ty);
+        quote!(#an: #ty)
+    });
+    let fields = rhs.extras.iter().map(|a| {
+        let an = &a.name;
+        let ty = match (a.role, &a.len) {
+            (Role::In, Some(len)) => quote!([S; #len]),
+            (Role::Param, Some(len)) => quote!(&'a [S; #len]),
+            _ => quote!(S),
+        };
+        quote!(#an: #ty)
+    });
+    let field_names: Vec<&Ident> = rhs.extras.iter().map(|a| &a.name).collect();
+    let rhs_struct = quote! {
+        /// The right-hand side with this lane group's inputs.
+        struct __HawkRhs<'a, S> {
+            #(#fields,)*
+            _lanes: ::core::marker::PhantomData<&'a S>,
+        }
+        impl<'a, S: #hawk::Lane<Elem = #real>> #hawk::methods::Rhs<S, { #n }> for __HawkRhs<'a, S> {
+            #[inline(always)]
+            fn eval(&self, t: S, y: &[S; #n]) -> [S; #n] {
+                #rhs_name::<S>(t, y, #(self.#field_names),*)
+            }
+        }
+        let __f = __HawkRhs { #(#field_names,)* _lanes: ::core::marker::PhantomData };
+    };
+    let kernel_item = match method {
+        Method::Rk4 => quote! {
+            #(#attrs)*
+            #vis fn #name(
+                #(#extras_sig,)*
+                dt: Param,
+                t_end: Param,
+                terminated: &mut Terminated,
+                #y: &mut [Scalar; #n],
+                #time: &mut Scalar,
+            ) {
+                #rhs_struct
+                *#y = #hawk::methods::rk4_step(&__f, *#time, #y, dt);
+                *#time += dt;
+                *terminated = #time.simd_ge(t_end - dt * Scalar::splat(0.5));
+            }
+        },
+        Method::Adaptive(tableau) => {
+            let tableau = Ident::new(tableau, Span::call_site());
+            quote! {
+                #(#attrs)*
+                #vis fn #name(
+                    #(#extras_sig,)*
+                    t_end: Param,
+                    rtol: Param,
+                    atol: Param,
+                    terminated: &mut Terminated,
+                    failed: &mut Failed,
+                    #y: &mut [Scalar; #n],
+                    #time: &mut Scalar,
+                    h: &mut Scalar,
+                    accepted: &mut Scalar,
+                    rejected: &mut Scalar,
+                    next_save: NextSave,
+                ) {
+                    #rhs_struct
+                    let mut __s = #hawk::methods::AdaptiveState {
+                        t: *#time,
+                        y: *#y,
+                        h: *h,
+                        accepted: *accepted,
+                        rejected: *rejected,
+                    };
+                    let __out = #hawk::methods::adaptive_step_to(
+                        &__f,
+                        &#hawk::methods::#tableau,
+                        &mut __s,
+                        &#hawk::methods::Settings { rtol, atol, t_end },
+                        &#hawk::methods::StepControl::DEFAULT,
+                        next_save,
+                    );
+                    *#y = __s.y;
+                    *#time = __s.t;
+                    *h = __s.h;
+                    *accepted = __s.accepted;
+                    *rejected = __s.rejected;
+                    *terminated = __out.terminated;
+                    *failed = __out.collapsed;
+                }
+            }
+        }
+    };
+    let mut kernel_attr = passed.clone();
+    kernel_attr.push(syn::parse_quote!(time = #time));
+    let mut def = parse::parse(quote!(#(#kernel_attr),*), kernel_item)?;
+    // The kernel calls the right-hand side: its identity covers it too.
+    def.identity = identity::extend(def.identity, &rhs_fn.to_string());
+    let mut out = rhs_fn;
+    out.extend(generate::generate(&def));
+    Ok(out)
+}
+
+/// The smallest kernel, to read the settings through `#[kernel]`'s own parser.
+fn probe_kernel() -> TokenStream {
+    quote!(
+        fn probe(terminated: &mut Terminated, x: &mut Scalar) {}
+    )
+}
+
+/// The lane type of a right-hand side's extra argument: `Param` is a lane too.
+fn lane_type(a: &Extra) -> TokenStream {
+    match (a.role, &a.len) {
+        (Role::In, Some(len)) => quote!([Scalar; #len]),
+        (Role::Param, Some(len)) => quote!(&[Scalar; #len]),
+        _ => quote!(Scalar),
+    }
+}
+
+/// One extra argument of the right-hand side, as the kernel takes it.
+struct Extra {
+    name: Ident,
+    ty: Type,
+    role: Role,
+    len: Option<Expr>,
+}
+
+/// A right-hand side `fn f(t: Scalar, y: &[Scalar; N], inputs...) -> [Scalar; N]`.
+struct Rhs {
+    time_arg: Ident,
+    /// The time plane's name: the time argument's, leading underscores dropped.
+    time_plane: Ident,
+    state: Ident,
+    len: Expr,
+    extras: Vec<Extra>,
+}
+
+const SIGNATURE: &str = "a problem's right-hand side is \
+    `fn name(t: Scalar, y: &[Scalar; N], inputs...) -> [Scalar; N]`, each input a `Scalar`, \
+    `[Scalar; K]`, `Param` or `&[Param; M]`";
+
+impl Rhs {
+    fn parse(f: &ItemFn) -> syn::Result<Rhs> {
+        let bad = |span: Span| syn::Error::new(span, SIGNATURE);
+        if !f.sig.generics.params.is_empty() {
+            return Err(bad(f.sig.generics.span()));
+        }
+        let mut args = Vec::new();
+        for input in &f.sig.inputs {
+            let FnArg::Typed(pt) = input else {
+                return Err(bad(input.span()));
+            };
+            let Pat::Ident(pi) = &*pt.pat else {
+                return Err(bad(pt.pat.span()));
+            };
+            args.push((pi.ident.clone(), (*pt.ty).clone()));
+        }
+        let mut it = args.into_iter();
+        let (time_arg, t_ty) = it.next().ok_or_else(|| bad(f.sig.span()))?;
+        if quote!(#t_ty).to_string() != "Scalar" {
+            return Err(bad(t_ty.span()));
+        }
+        let (state, y_ty) = it.next().ok_or_else(|| bad(f.sig.span()))?;
+        let len = match &y_ty {
+            Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+                Type::Array(a) if matches!(&*a.elem, Type::Path(p) if p.path.is_ident("Scalar")) => {
+                    a.len.clone()
+                }
+                _ => return Err(bad(y_ty.span())),
+            },
+            _ => return Err(bad(y_ty.span())),
+        };
+        match &f.sig.output {
+            ReturnType::Type(_, ty) if matches!(&**ty, Type::Array(_)) => {}
+            other => return Err(bad(other.span())),
+        }
+        let mut extras = Vec::new();
+        for (name, ty) in it {
+            let (role, alen) = parse::role_of(&ty).ok_or_else(|| bad(ty.span()))?;
+            if !matches!(role, Role::In | Role::Param) {
+                return Err(bad(ty.span()));
+            }
+            extras.push(Extra {
+                name,
+                ty,
+                role,
+                len: alen,
+            });
+        }
+        let mut names: Vec<Ident> = vec![time_arg.clone(), state.clone()];
+        names.extend(extras.iter().map(|e| e.name.clone()));
+        checks::check_body(&f.block, &names)?;
+        let trimmed = time_arg.to_string().trim_start_matches('_').to_owned();
+        let time_plane = Ident::new(
+            if trimmed.is_empty() { "t" } else { &trimmed },
+            time_arg.span(),
+        );
+        Ok(Rhs {
+            time_arg,
+            time_plane,
+            state,
+            len,
+            extras,
+        })
+    }
+}

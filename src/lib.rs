@@ -148,6 +148,12 @@ pub mod ptx {
     /// The PTX assembled by `ptxas -arch=ARCH -O3` at build time, or `None` when the build
     /// found no `ptxas` or the PTX build was skipped.
     pub const CUBIN: Option<&[u8]> = BUILT.cubin;
+    /// `ptxas -v`'s report on [`PTX`] at build time (per entry: registers, stack frame,
+    /// spill stores and loads), or `None` when there is no [`CUBIN`].
+    pub const PTXAS_REPORT: Option<&str> = {
+        const LOG: &str = include_str!(env!("EAGLE_PTXAS_REPORT"));
+        if LOG.is_empty() { None } else { Some(LOG) }
+    };
     /// [`PTX`], [`CUBIN`] and [`ARCH`] as the runtime takes them, cached as the environment
     /// says ([`eagle_runtime::BuildCache::FromEnv`]); `None` without PTX.
     pub const MODULE: Option<Module<'static>> = match PTX {

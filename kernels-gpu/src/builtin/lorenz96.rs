@@ -43,3 +43,15 @@ macro_rules! lorenz96_rk4 {
 }
 lorenz96_rk4!(lorenz96_rk4, "f64");
 lorenz96_rk4!(lorenz96_rk4_f32, "f32");
+
+/// Lorenz-96 (40 sites) with adaptive Tsitouras 5(4), as a problem: the right-hand side
+/// [`lorenz96_rhs`] and the method; planes `forcing`, `t_end`, `rtol`, `atol`, `u`, `t`,
+/// `h`, `accepted`, `rejected`.
+#[problem(method = "tsit5")]
+pub fn lorenz96_tsit5(
+    t: Scalar,
+    u: &[Scalar; LORENZ96_N],
+    forcing: Scalar,
+) -> [Scalar; LORENZ96_N] {
+    lorenz96_rhs(forcing)(t, u)
+}

@@ -1,11 +1,13 @@
 //! Built-in kernels: the harmonic oscillator, the performance card's workloads (Lorenz,
-//! Lorenz-96, Kepler, the driven pendulum), and kernels that call every elementary function (for the
+//! Lorenz-96, Kuramoto, a neural ODE, Kepler, the driven pendulum), and kernels that call every elementary function (for the
 //! PTX and device tests).
 
 pub mod elementary;
 pub mod kepler;
+pub mod kuramoto;
 pub mod lorenz;
 pub mod lorenz96;
+pub mod neural_ode;
 pub mod oscillator;
 pub mod pendulum;
 
@@ -14,14 +16,19 @@ pub use elementary::{
     MathPow, MathPowF32, MathRounding, MathRoundingF32, MathTrig, MathTrigF32,
 };
 pub use kepler::{KeplerRk78, KeplerRk78Planes, kepler_rk78};
+pub use kuramoto::{KURAMOTO_N, KuramotoRk4, KuramotoRk4Planes, kuramoto_rk4, kuramoto_rk4_rhs};
 pub use lorenz::{
     LorenzRk4, LorenzRk4F32, LorenzRk4F32Planes, LorenzRk4Planes, LorenzRk78, LorenzRk78F32,
     LorenzRk78F32Planes, LorenzRk78Planes, lorenz_rk4, lorenz_rk4_f32, lorenz_rk78,
     lorenz_rk78_f32,
 };
 pub use lorenz96::{
-    LORENZ96_N, Lorenz96Rk4, Lorenz96Rk4F32, Lorenz96Rk4F32Planes, Lorenz96Rk4Planes, lorenz96_rk4,
-    lorenz96_rk4_f32,
+    LORENZ96_N, Lorenz96Rk4, Lorenz96Rk4F32, Lorenz96Rk4F32Planes, Lorenz96Rk4Planes,
+    Lorenz96Tsit5, Lorenz96Tsit5Planes, lorenz96_rk4, lorenz96_rk4_f32, lorenz96_tsit5,
+};
+pub use neural_ode::{
+    NEURAL_ODE_HIDDEN, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4, NeuralOdeRk4Planes,
+    neural_ode_rk4, neural_ode_rk4_rhs,
 };
 pub use oscillator::{Oscillator, OscillatorPlanes, oscillator};
 pub use pendulum::{

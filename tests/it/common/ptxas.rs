@@ -63,14 +63,6 @@ pub fn parse_ptxas(log: &str) -> Vec<(String, u32, u32, u32, u32)> {
 /// Assembles `ptx` with `ptxas -arch=sm_90 -v` (the test FAILS without a ptxas: run
 /// scripts/setup.sh) and asserts that no function spills; the report per function.
 pub fn assemble_without_spills(ptx: &str, stem: &str) -> Vec<(String, u32, u32, u32, u32)> {
-    assemble(ptx, stem, &[])
-}
-
-/// [`assemble_without_spills`], except that entries whose name starts with one of
-/// `local_ok` may spill: kernels whose state cannot fit a thread's registers (Lorenz-96's
-/// 40 sites in RK4 need more than 255), which run from local memory by design. Their
-/// figures are printed all the same.
-pub fn assemble(ptx: &str, stem: &str, local_ok: &[&str]) -> Vec<(String, u32, u32, u32, u32)> {
     let ptxas = find_ptxas().expect(
         "ptxas not found: run scripts/setup.sh (pip installs nvidia-cuda-nvcc-cu12 into .venv) \
          or set PTXAS",
@@ -87,7 +79,15 @@ pub fn assemble(ptx: &str, stem: &str, local_ok: &[&str]) -> Vec<(String, u32, u
     let log =
         String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "ptxas failed:\n{log}");
-    let funcs = parse_ptxas(&log);
+    check_report(&log, ptx, &[])
+}
+
+/// Checks a `ptxas -v` report `log` of `ptx`: every entry reported, none spilling but those
+/// whose name starts with one of `local_ok` (kernels whose state cannot fit a thread's
+/// registers, which run from local memory by design; their figures are printed all the
+/// same); the report per function.
+pub fn check_report(log: &str, ptx: &str, local_ok: &[&str]) -> Vec<(String, u32, u32, u32, u32)> {
+    let funcs = parse_ptxas(log);
     // Every entry of the PTX must have been read from ptxas's report.
     for entry in eagle::Module::ptx(ptx, "sm_90").entries() {
         assert!(

@@ -1,7 +1,9 @@
 //! The card's workloads: the seed's oscillator, the Lorenz ensemble (RK4 and Fehlberg 7(8),
 //! f64 and f32) in the community's benchmark setup, Kepler orbits whose samples live very
-//! different lengths, and the driven damped pendulum (RK4, f64 and f32), whose steps call
-//! `sin` and `cos`.
+//! different lengths, the driven damped pendulum (RK4, f64 and f32), whose steps call
+//! `sin` and `cos`, and three models with array planes: Lorenz-96 (40 sites, RK4 and
+//! Tsit5), Kuramoto (32 phases, `sin` of every difference) and a 4-32-4 neural ODE whose
+//! weights are one shared table.
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
@@ -9,8 +11,9 @@ use eagle::shard::{Balance, Fleet, Merged, MpiError, MpiJob};
 use eagle::{Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Target};
 use eagle::{Error, RunReport};
 use hawk::builtin::{
-    KeplerRk78, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, Oscillator, PendulumRk4,
-    PendulumRk4F32,
+    KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4, Lorenz96Tsit5, LorenzRk4,
+    LorenzRk4F32, LorenzRk78, LorenzRk78F32, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4,
+    Oscillator, PendulumRk4, PendulumRk4F32,
 };
 use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -40,11 +43,23 @@ pub enum Workload {
     PendulumRk4F64,
     /// The same in f32.
     PendulumRk4F32,
+    /// Lorenz-96, 40 sites (one array plane), forcing F in [6, 10], RK4 at dt = 0.01 to
+    /// t = 1 (100 steps), f64.
+    Lorenz96Rk4,
+    /// The same with Tsitouras 5(4) at rtol = atol = 1e-8.
+    Lorenz96Tsit5,
+    /// Kuramoto, 32 phases, coupling K in [0, 4] per sample, natural frequencies one shared
+    /// table in [-1, 1], `sin` of all 32 x 32 differences per evaluation; RK4 at
+    /// dt = 0.02 to t = 0.5 (25 steps), f64.
+    KuramotoRk4,
+    /// A neural ODE: a 4-32-4 tanh network (292 weights, one shared table), the initial
+    /// state swept per sample; RK4 at dt = 0.01 to t = 1 (100 steps), f64.
+    NeuralOdeRk4,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 12] = [
         Workload::Oscillator,
         Workload::LorenzRk4F64,
         Workload::LorenzRk4F32,
@@ -53,6 +68,10 @@ impl Workload {
         Workload::Kepler,
         Workload::PendulumRk4F64,
         Workload::PendulumRk4F32,
+        Workload::Lorenz96Rk4,
+        Workload::Lorenz96Tsit5,
+        Workload::KuramotoRk4,
+        Workload::NeuralOdeRk4,
     ];
 
     /// The workload's name on the card and the command line.
@@ -66,6 +85,10 @@ impl Workload {
             Workload::Kepler => "kepler-rk78",
             Workload::PendulumRk4F64 => "pendulum-rk4-f64",
             Workload::PendulumRk4F32 => "pendulum-rk4-f32",
+            Workload::Lorenz96Rk4 => "lorenz96-rk4-f64",
+            Workload::Lorenz96Tsit5 => "lorenz96-tsit5-f64",
+            Workload::KuramotoRk4 => "kuramoto-rk4-f64",
+            Workload::NeuralOdeRk4 => "neural-ode-rk4-f64",
         }
     }
 
@@ -78,7 +101,9 @@ impl Workload {
     pub fn default_n(self) -> usize {
         match self {
             Workload::Oscillator => 100_000,
-            Workload::Kepler => 16_384,
+            Workload::Kepler | Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => 16_384,
+            Workload::KuramotoRk4 => 4_096,
+            Workload::NeuralOdeRk4 => 16_384,
             _ => 65_536,
         }
     }
@@ -89,6 +114,9 @@ impl Workload {
             Workload::Oscillator => "omega",
             Workload::Kepler => "t_end",
             Workload::PendulumRk4F64 | Workload::PendulumRk4F32 => "amp",
+            Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => "forcing",
+            Workload::KuramotoRk4 => "coupling",
+            Workload::NeuralOdeRk4 => "y[0]",
             _ => "rho",
         }
     }
@@ -160,6 +188,12 @@ impl Workload {
             Workload::Kepler => f.with(self, kepler(n)),
             Workload::PendulumRk4F64 => f.with(self, pendulum::<PendulumRk4>(n)),
             Workload::PendulumRk4F32 => f.with(self, pendulum::<PendulumRk4F32>(n)),
+            Workload::Lorenz96Rk4 => f.with(self, lorenz96::<Lorenz96Rk4>(n, &[0.01, 1.0], 1)),
+            Workload::Lorenz96Tsit5 => {
+                f.with(self, lorenz96::<Lorenz96Tsit5>(n, &[1.0, 1e-8, 1e-8], 4))
+            }
+            Workload::KuramotoRk4 => f.with(self, kuramoto(n)),
+            Workload::NeuralOdeRk4 => f.with(self, neural_ode(n)),
         }
     }
 
@@ -541,6 +575,53 @@ where
         vec![r(0.5), r(1e-2), r(10.0)],
         vec![vec![r(0.2); n], z.clone(), z],
     )
+}
+
+/// Lorenz-96 (kernel `K`: forcing, then `params`; the 40 sites, the time, then `extra`
+/// planes: the adaptive method's `h` = 0.01 and two zero counters): F in [6, 10], site `j`
+/// of sample `i` at `F + ((7 j + 3 i) mod 11) / 100` (tests/it/lorenz96.rs's ensemble).
+fn lorenz96<K: Kernel<Real = f64>>(n: usize, params: &[f64], extra: usize) -> Ensemble<K> {
+    let forcing: Vec<f64> = linspace(6.0, 10.0, n);
+    let mut muts: Vec<Vec<f64>> = (0..LORENZ96_N)
+        .map(|j| {
+            (0..n)
+                .map(|i| forcing[i] + ((7 * j + 3 * i) % 11) as f64 / 100.0)
+                .collect()
+        })
+        .collect();
+    muts.push(vec![0.0; n]);
+    if extra > 1 {
+        muts.push(vec![1e-2; n]);
+        muts.extend((2..extra).map(|_| vec![0.0; n]));
+    }
+    Ensemble::new(vec![forcing], params.to_vec(), muts)
+}
+
+fn kuramoto(n: usize) -> Ensemble<KuramotoRk4> {
+    let omega: Vec<f64> = linspace(-1.0, 1.0, KURAMOTO_N);
+    let mut muts: Vec<Vec<f64>> = (0..KURAMOTO_N)
+        .map(|j| {
+            (0..n)
+                .map(|i| {
+                    2.0 * std::f64::consts::PI * j as f64 / KURAMOTO_N as f64 + 0.1 * (i % 5) as f64
+                })
+                .collect()
+        })
+        .collect();
+    muts.push(vec![0.0; n]);
+    let params = omega.into_iter().chain([0.02, 0.5]).collect();
+    Ensemble::new(vec![linspace(0.0, 4.0, n)], params, muts)
+}
+
+fn neural_ode(n: usize) -> Ensemble<NeuralOdeRk4> {
+    // Fixed weights in [-0.5, 0.5]: a pattern, not a trained network.
+    let w = (0..NEURAL_ODE_WEIGHTS).map(|k| ((k * 37 % 17) as f64 - 8.0) / 16.0);
+    let mut muts: Vec<Vec<f64>> = (0..NEURAL_ODE_N)
+        .map(|j| linspace(-1.0 + 0.25 * j as f64, 1.0 - 0.25 * j as f64, n))
+        .collect();
+    muts.push(vec![0.0; n]);
+    let params = w.chain([0.01, 1.0]).collect();
+    Ensemble::new(Vec::new(), params, muts)
 }
 
 /// std's `sin` and `cos` for the element types (the rayon scalar arm of the pendulum).

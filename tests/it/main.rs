@@ -15,6 +15,7 @@ mod math_device;
 mod no_driver;
 mod out_of_memory;
 mod ptx;
+mod register_table;
 mod report;
 mod trajectory;
 mod trust;

@@ -50,7 +50,7 @@ pub enum Workload {
     Lorenz96Tsit5,
     /// Kuramoto, 32 phases, coupling K in [0, 4] per sample, natural frequencies one shared
     /// table in [-1, 1], `sin` of all 32 x 32 differences per evaluation; RK4 at
-    /// dt = 0.02 to t = 0.5 (25 steps), f64.
+    /// dt = 0.02 to t = 1 (50 steps), f64.
     KuramotoRk4,
     /// A neural ODE: a 4-32-4 tanh network (292 weights, one shared table), the initial
     /// state swept per sample; RK4 at dt = 0.01 to t = 1 (100 steps), f64.
@@ -609,7 +609,7 @@ fn kuramoto(n: usize) -> Ensemble<KuramotoRk4> {
         })
         .collect();
     muts.push(vec![0.0; n]);
-    let params = omega.into_iter().chain([0.02, 0.5]).collect();
+    let params = omega.into_iter().chain([0.02, 1.0]).collect();
     Ensemble::new(vec![linspace(0.0, 4.0, n)], params, muts)
 }
 

@@ -60,7 +60,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             let Meta::NameValue(nv) = &m else {
                 return Err(syn::Error::new(m.span(), "write `method = \"tsit5\"`"));
             };
-            let Expr::Lit(l) = &nv.value else {
+            // A literal passed through `macro_rules!` (`method = $m`) arrives in a group.
+            let mut value = &nv.value;
+            while let Expr::Group(g) = value {
+                value = &g.expr;
+            }
+            let Expr::Lit(l) = value else {
                 return Err(syn::Error::new(nv.value.span(), "expected a string"));
             };
             let Lit::Str(s) = &l.lit else {

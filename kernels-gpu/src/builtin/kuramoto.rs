@@ -17,12 +17,15 @@ pub fn kuramoto_rk4(
     coupling: Scalar,
     omega: &[Param; KURAMOTO_N],
 ) -> [Scalar; KURAMOTO_N] {
+    // Plain loops, not closures: inlined into the host team's ISA-specific loops.
     let k = coupling / Scalar::splat(KURAMOTO_N as f64);
-    core::array::from_fn(|i| {
+    let mut d = [Scalar::splat(0.0); KURAMOTO_N];
+    for i in 0..KURAMOTO_N {
         let mut sum = Scalar::splat(0.0);
-        for th in theta {
-            sum += (*th - theta[i]).sin();
+        for j in 0..KURAMOTO_N {
+            sum += (theta[j] - theta[i]).sin();
         }
-        omega[i] + k * sum
-    })
+        d[i] = omega[i] + k * sum;
+    }
+    d
 }

@@ -11,14 +11,16 @@ pub const LORENZ96_N: usize = 40;
 
 /// The Lorenz-96 right-hand side for one lane group with forcing `forcing`:
 /// `(u[i+1] - u[i-2]) * u[i-1] - u[i] + F`, indices on the ring, in that order of operations
-/// (plain IEEE arithmetic, no fused multiply-add).
+/// (plain IEEE arithmetic, no fused multiply-add). A function with a plain loop, not a
+/// closure, so that it is inlined into the host team's instruction-set-specific loops
+/// whatever the method around it (see `hawk::methods::Rhs`).
 #[inline(always)]
-pub fn lorenz96_rhs<L: Lane, const N: usize>(forcing: L) -> impl Fn(L, &[L; N]) -> [L; N] {
-    move |_t, u| {
-        core::array::from_fn(|i| {
-            (u[(i + 1) % N] - u[(i + N - 2) % N]) * u[(i + N - 1) % N] - u[i] + forcing
-        })
+pub fn lorenz96_rhs<L: Lane, const N: usize>(forcing: L, u: &[L; N]) -> [L; N] {
+    let mut du = [forcing; N];
+    for i in 0..N {
+        du[i] = (u[(i + 1) % N] - u[(i + N - 2) % N]) * u[(i + N - 1) % N] - u[i] + forcing;
     }
+    du
 }
 
 macro_rules! lorenz96_rk4 {
@@ -34,7 +36,7 @@ macro_rules! lorenz96_rk4 {
             u: &mut [Scalar; LORENZ96_N],
             t: &mut Scalar,
         ) {
-            let f = lorenz96_rhs(forcing);
+            let f = |_t: Scalar, u: &[Scalar; LORENZ96_N]| lorenz96_rhs(forcing, u);
             *u = rk4_step(&f, *t, u, dt);
             *t += dt;
             *terminated = t.simd_ge(t_end - dt * Scalar::splat(0.5));

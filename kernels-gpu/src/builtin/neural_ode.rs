@@ -24,18 +24,22 @@ pub fn neural_ode_rk4(
     const B1: usize = NEURAL_ODE_N * NEURAL_ODE_HIDDEN;
     const W2: usize = B1 + NEURAL_ODE_HIDDEN;
     const B2: usize = W2 + NEURAL_ODE_N * NEURAL_ODE_HIDDEN;
-    let hidden: [Scalar; NEURAL_ODE_HIDDEN] = core::array::from_fn(|k| {
+    // Plain loops, not closures: inlined into the host team's ISA-specific loops.
+    let mut hidden = [Scalar::splat(0.0); NEURAL_ODE_HIDDEN];
+    for k in 0..NEURAL_ODE_HIDDEN {
         let mut a = w[B1 + k];
         for j in 0..NEURAL_ODE_N {
             a += w[k * NEURAL_ODE_N + j] * y[j];
         }
-        a.tanh()
-    });
-    core::array::from_fn(|i| {
+        hidden[k] = a.tanh();
+    }
+    let mut dy = [Scalar::splat(0.0); NEURAL_ODE_N];
+    for i in 0..NEURAL_ODE_N {
         let mut a = w[B2 + i];
         for k in 0..NEURAL_ODE_HIDDEN {
             a += w[W2 + i * NEURAL_ODE_HIDDEN + k] * hidden[k];
         }
-        a
-    })
+        dy[i] = a;
+    }
+    dy
 }

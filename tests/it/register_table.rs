@@ -1,0 +1,34 @@
+//! How large an array-plane state fits a GPU thread: `ptxas -v` (sm_90) on the test
+//! kernels' ring problems (Lorenz-96 on N sites, tests/kernels), from the report the build
+//! keeps. Prints the table the guide quotes (chapter 9); RK4 must not spill at N = 8 in
+//! f64 and N = 16 in f32.
+
+use crate::common::ptxas::{find_ptxas, parse_ptxas};
+
+#[test]
+fn ring_problems_fit_a_thread_up_to_the_documented_sizes() {
+    assert!(
+        find_ptxas().is_some(),
+        "ptxas not found: run scripts/setup.sh or set PTXAS"
+    );
+    let report = eagle_test_support::PTXAS_REPORT;
+    assert!(!report.is_empty(), "the test kernels' build ran no ptxas");
+    let funcs = parse_ptxas(report);
+    let mut rows: Vec<_> = funcs
+        .iter()
+        .filter(|f| f.0.starts_with("hawk_ring_") && !f.0.ends_with("_indexed"))
+        .collect();
+    rows.sort();
+    assert_eq!(rows.len(), 11, "{funcs:?}");
+    println!("| entry | registers | stack (B) | spill stores (B) | spill loads (B) |");
+    println!("| --- | --- | --- | --- | --- |");
+    for (name, regs, stack, stores, loads) in &rows {
+        println!("| {name} | {regs} | {stack} | {stores} | {loads} |");
+    }
+    for must in ["hawk_ring_rk4_f64_8", "hawk_ring_rk4_f32_16"] {
+        for entry in [must.to_owned(), format!("{must}_indexed")] {
+            let f = funcs.iter().find(|f| f.0 == entry).expect("entry reported");
+            assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
+        }
+    }
+}

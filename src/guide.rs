@@ -31,3 +31,7 @@ pub mod tuning {}
 /// Chapter 8: runs you can trust (bad input, failures, cancel and resume, invariants).
 #[doc = include_str!("../docs/guide/08-trust.md")]
 pub mod trust {}
+
+/// Chapter 9: array planes, tables and problems (`#[problem]`).
+#[doc = include_str!("../docs/guide/09-arrays-and-problems.md")]
+pub mod arrays_and_problems {}

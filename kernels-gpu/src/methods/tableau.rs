@@ -112,8 +112,10 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
                 let mut acc = zero;
                 for (j, &a) in tab.a[i].iter().enumerate().take(i) {
                     if a != 0.0 {
-                        // SAFETY: `j < i`, and stage `j` was written in iteration `j`.
-                        let kj = unsafe { k[j].assume_init() };
+                        // SAFETY: `j < i`, and stage `j` was written in iteration `j`. (A
+                        // reference: copying the stage out would copy `N` lane groups per
+                        // term, which LLVM does not remove for large `N`.)
+                        let kj = unsafe { k[j].assume_init_ref() };
                         acc += lc::<L>(a) * kj[n];
                     }
                 }
@@ -130,7 +132,7 @@ pub fn embedded_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
         let (mut sb, mut se) = (zero, zero);
         for (i, (&b, &be)) in tab.b.iter().zip(&tab.b_embedded).enumerate() {
             // SAFETY: the loop above wrote every stage.
-            let ki = unsafe { k[i].assume_init() };
+            let ki = unsafe { k[i].assume_init_ref() };
             if b != 0.0 {
                 sb += lc::<L>(b) * ki[n];
             }

@@ -362,8 +362,8 @@ fn step_entry(k: &KernelDef, names: &Names, indexed: bool) -> TokenStream {
     let plane_inits = k.planes().map(|a| {
         let (f, at) = (plane_field(a), offset(k, a));
         let value = |j: TokenStream| match a.role {
-            Role::In => quote!(#hawk::device::address(l.ins[#j])),
-            Role::Mut => quote!(#hawk::device::address(l.muts[#j])),
+            Role::In => quote!(#hawk::device::address::<#real>(l.ins[#j]).cast_const()),
+            Role::Mut => quote!(#hawk::device::address::<#real>(l.muts[#j])),
             _ => quote!(l.params[#j]),
         };
         match &a.len {

@@ -124,7 +124,9 @@ fn pip_ptxas(prefix: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// `ptxas -arch=<arch> -O3 -v <ptx> -o <cubin>`: its `-v` report, or its log as the error.
+/// `ptxas -arch=<arch> -O3 -v --split-compile 0 <ptx> -o <cubin>`: its `-v` report, or its
+/// log as the error. `--split-compile 0` compiles the entries on every CPU (the same cubin
+/// and report, byte for byte: 29 s -> 16 s for the test kernels on 2 cores).
 pub(crate) fn assemble(
     ptxas: &Path,
     arch: &str,
@@ -139,7 +141,7 @@ pub(crate) fn assemble(
     };
     let res = Command::new(ptxas)
         .arg(format!("-arch={arch}"))
-        .args(["-O3", "-v"])
+        .args(["-O3", "-v", "--split-compile", "0"])
         .arg(ptx)
         .arg("-o")
         .arg(cubin)

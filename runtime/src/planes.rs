@@ -171,28 +171,24 @@ pub(crate) fn per_sample_components<K: Kernel>() -> impl Iterator<Item = (String
 /// assert_eq!((x0.len(), x1.len(), x2.len()), (4, 4, 4));
 /// ```
 pub fn components_mut<R, const N: usize>(buffer: &mut [R]) -> Result<[&mut [R]; N], Error> {
-    if N == 0 || buffer.len() % N != 0 {
-        return Err(Error::ComponentBuffer {
-            components: N,
-            len: buffer.len(),
-        });
-    }
-    let n = buffer.len() / N;
+    let n = samples_in::<N>(buffer.len())?;
     let mut parts = buffer.chunks_exact_mut(n.max(1));
     Ok(std::array::from_fn(|_| parts.next().unwrap_or_default()))
 }
 
 /// [`components_mut`] for a read-only array plane.
 pub fn components<R, const N: usize>(buffer: &[R]) -> Result<[&[R]; N], Error> {
-    if N == 0 || buffer.len() % N != 0 {
-        return Err(Error::ComponentBuffer {
-            components: N,
-            len: buffer.len(),
-        });
-    }
-    let n = buffer.len() / N;
+    let n = samples_in::<N>(buffer.len())?;
     let mut parts = buffer.chunks_exact(n.max(1));
     Ok(std::array::from_fn(|_| parts.next().unwrap_or_default()))
+}
+
+/// The samples in a component-major buffer of `len` values for `N` components.
+fn samples_in<const N: usize>(len: usize) -> Result<usize, Error> {
+    if N == 0 || !len.is_multiple_of(N) {
+        return Err(Error::ComponentBuffer { components: N, len });
+    }
+    Ok(len / N)
 }
 
 /// Planes checked against a kernel and put in its declaration order, by role (array

@@ -1,6 +1,7 @@
-//! Lorenz-96 (Lorenz 1996): `N` = 40 sites on a ring, `du_i/dt = (u_{i+1} - u_{i-2}) u_{i-1}
-//! - u_i + F`, the forcing `F` per sample; classic RK4 at a fixed `dt`, in f64 and f32. The
-//! state is one array plane (`u: &mut [Scalar; 40]`): the model the array planes were made
+//! Lorenz-96 (Lorenz 1996): `N` = 40 sites on a ring,
+//! `du_i/dt = (u_{i+1} - u_{i-2}) u_{i-1} - u_i + F`, the forcing `F` per sample; classic
+//! RK4 at a fixed `dt`, in f64 and f32, and Tsitouras 5(4) as a problem. The state is one
+//! array plane (`u: &mut [Scalar; 40]`): the model the array planes were made
 //! for, and a card workload.
 
 use crate::methods::rk4_step;

@@ -82,8 +82,8 @@ pub fn assemble_without_spills(ptx: &str, stem: &str) -> Vec<(String, u32, u32, 
     check_report(&log, ptx, &[])
 }
 
-/// Checks a `ptxas -v` report `log` of `ptx`: every entry reported, none spilling but those
-/// whose name starts with one of `local_ok` (kernels whose state cannot fit a thread's
+/// Checks a `ptxas -v` report `log` of `ptx`: every entry reported, none spilling but the
+/// functions whose (mangled) name contains one of `local_ok` (kernels whose state cannot fit a thread's
 /// registers, which run from local memory by design; their figures are printed all the
 /// same); the report per function.
 pub fn check_report(log: &str, ptx: &str, local_ok: &[&str]) -> Vec<(String, u32, u32, u32, u32)> {
@@ -96,7 +96,7 @@ pub fn check_report(log: &str, ptx: &str, local_ok: &[&str]) -> Vec<(String, u32
         );
     }
     for (name, regs, stack, stores, loads) in &funcs {
-        let local = local_ok.iter().any(|p| name.starts_with(p));
+        let local = local_ok.iter().any(|p| name.contains(p));
         println!(
             "{name}: {regs} registers, {stack} B stack, {stores} B spill stores, {loads} B spill \
              loads{}",

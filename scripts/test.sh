@@ -34,7 +34,11 @@ phase lints
 # Here it is built at opt-level 1 (the tests check its results, which are the same bits at
 # any opt-level: Rust never reassociates or fuses floating point); `cargo card` builds it
 # at the release profile's opt-level 3.
-cargo test --workspace --release --features "$FEATURES" \
-  --config 'profile.release.package.eagle-cli.opt-level=1'
+# Examples are linted above and not built again here: their own targets, without --doc
+# (which cannot be mixed with target selection), then the doctests.
+TEST=(cargo test --workspace --release --features "$FEATURES"
+  --config 'profile.release.package.eagle-cli.opt-level=1')
+"${TEST[@]}" --lib --bins --tests
+"${TEST[@]}" --doc
 phase tests
 wait $warm 2>/dev/null || echo "(the background user-crate build failed: see target/user-crate-warm.log)"

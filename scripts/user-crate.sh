@@ -14,6 +14,14 @@ rm -rf "$DEST/target"
 sed -i "s|path = \"../../..|path = \"$ROOT|" "$DEST"/kernels/Cargo.toml "$DEST"/app/Cargo.toml
 cp "$ROOT/Cargo.lock" "$DEST/Cargo.lock"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/user-crate}"
+# A check of what the example computes, not of its speed: opt-level 1 and no debug info by
+# default (a fraction of opt-level 3's build time, and the same bits: Rust never fuses or
+# reassociates floating point). Set both variables to build as `cargo run --release` would.
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}"
+export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-false}"
+# The GPU build of eagle's built-in kernels is this checkout's own (target/eagle-build):
+# compiled and assembled once for both.
+export EAGLE_PTX_TARGET_DIR="${EAGLE_PTX_TARGET_DIR:-$ROOT/target/eagle-build}"
 # The pip ptxas of scripts/setup.sh, when there (the builder also looks on PATH and in CUDA's folders).
 if [ -d "$ROOT/.venv" ] && [ -z "${VIRTUAL_ENV:-}" ]; then export VIRTUAL_ENV="$ROOT/.venv"; fi
 cd "$DEST"

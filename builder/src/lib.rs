@@ -40,7 +40,10 @@
 //! ## Environment
 //! `EAGLE_SKIP_PTX=1` skips the GPU build altogether (the module is then empty: deploying
 //! on a device is refused, and the best team is the host). `EAGLE_PTX_ARCH` overrides the
-//! architecture given in code.
+//! architecture given in code. `EAGLE_PTX_TARGET_DIR` names the target folder of the
+//! nested GPU build (default: `eagle-build` in the outer build's target folder); builds in
+//! different target folders that name the same one compile the kernels once, and the
+//! cubins it keeps (`ptxas-cache`) are assembled once.
 
 mod error;
 mod metadata;
@@ -150,7 +153,7 @@ impl KernelBuilder {
     pub fn build(self) -> Result<Built, BuildError> {
         let manifest_dir = PathBuf::from(env_var("CARGO_MANIFEST_DIR")?);
         let out_dir = PathBuf::from(env_var("OUT_DIR")?);
-        for var in ["EAGLE_PTX_ARCH", "EAGLE_SKIP_PTX"] {
+        for var in ["EAGLE_PTX_ARCH", "EAGLE_SKIP_PTX", "EAGLE_PTX_TARGET_DIR"] {
             println!("cargo:rerun-if-env-changed={var}");
         }
         let arch = env::var("EAGLE_PTX_ARCH").unwrap_or_else(|_| self.arch.clone());
@@ -186,7 +189,11 @@ impl KernelBuilder {
         }
         toolchain::check()?;
         metadata::check_attributes(&krate)?;
-        let target_dir = ptx_target_dir(&out_dir).join(&arch);
+        let nested = match env::var_os("EAGLE_PTX_TARGET_DIR") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => ptx_target_dir(&out_dir),
+        };
+        let target_dir = nested.join(&arch);
         let ptx = self.compile(&krate, &target_dir, &arch)?;
         std::fs::copy(&ptx, &ptx_out).map_err(|e| BuildError::Io(ptx.clone(), e.to_string()))?;
         let text = std::fs::read_to_string(&ptx_out)
@@ -206,7 +213,10 @@ impl KernelBuilder {
                 krate.lib_name
             ),
             Some(ptxas) => {
-                built.ptxas_log = Some(ptxas::assemble(&ptxas, &arch, &ptx_out, &cubin_out)?);
+                let cache = nested.join("ptxas-cache");
+                built.ptxas_log = Some(ptxas::assemble_cached(
+                    &ptxas, &arch, &ptx_out, &cubin_out, &cache,
+                )?);
                 built.cubin = Some(cubin_out);
             }
         }
@@ -232,8 +242,16 @@ impl KernelBuilder {
             .env(
                 "CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS",
                 format!("-Ctarget-cpu={arch}"),
-            )
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "false");
+            );
+        // The outer build's profile settings (e.g. `CARGO_PROFILE_RELEASE_OPT_LEVEL=1` for a
+        // quick host build) are for the host: the PTX is always the kernel crate's release
+        // profile, so every outer profile gets the same module.
+        for (var, _) in env::vars_os() {
+            if var.to_string_lossy().starts_with("CARGO_PROFILE_") {
+                cmd.env_remove(var);
+            }
+        }
+        cmd.env("CARGO_PROFILE_RELEASE_DEBUG", "false");
         if !self.default_features {
             cmd.arg("--no-default-features");
         }

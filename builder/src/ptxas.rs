@@ -160,6 +160,65 @@ pub(crate) fn assemble(
     }
 }
 
+/// [`assemble`] through a cache in `cache`: a cubin and report made earlier from the same
+/// PTX text, architecture and ptxas (its path, size and modification time) are copied
+/// instead of running ptxas again (tens of seconds of CPU for a large module). The same
+/// module is assembled again whenever the outer build's features or profile change (the
+/// build script runs again) and by every other target folder that shares the nested one
+/// (`EAGLE_PTX_TARGET_DIR`). A cache that cannot be read or written is passed by.
+pub(crate) fn assemble_cached(
+    ptxas: &Path,
+    arch: &str,
+    ptx: &Path,
+    cubin: &Path,
+    cache: &Path,
+) -> Result<String, BuildError> {
+    let Some(key) = cache_key(ptxas, arch, ptx) else {
+        return assemble(ptxas, arch, ptx, cubin);
+    };
+    let (kept_cubin, kept_log) = (
+        cache.join(format!("{key}.cubin")),
+        cache.join(format!("{key}.log")),
+    );
+    if let (Ok(bytes), Ok(log)) = (
+        std::fs::read(&kept_cubin),
+        std::fs::read_to_string(&kept_log),
+    ) && !bytes.is_empty()
+        && std::fs::write(cubin, &bytes).is_ok()
+    {
+        return Ok(log);
+    }
+    let log = assemble(ptxas, arch, ptx, cubin)?;
+    // Written under temporary names and renamed, so a reader never sees half a file;
+    // the log last, as the mark that both are whole.
+    let keep = || -> std::io::Result<()> {
+        std::fs::create_dir_all(cache)?;
+        let tmp = cache.join(format!("{key}.{}.tmp", std::process::id()));
+        std::fs::copy(cubin, &tmp)?;
+        std::fs::rename(&tmp, &kept_cubin)?;
+        std::fs::write(&tmp, &log)?;
+        std::fs::rename(&tmp, &kept_log)
+    };
+    let _ = keep();
+    Ok(log)
+}
+
+/// 128 bits naming what a ptxas run depends on: the PTX text, the architecture, the flags
+/// and the ptxas file (path, size, modification time). `None` when one cannot be read.
+fn cache_key(ptxas: &Path, arch: &str, ptx: &Path) -> Option<String> {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let text = std::fs::read(ptx).ok()?;
+    let meta = std::fs::metadata(ptxas).ok()?;
+    let modified = meta.modified().ok()?;
+    let half = |salt: u64| {
+        let mut h = DefaultHasher::new();
+        (salt, &text, arch, "-O3 -v --split-compile 0").hash(&mut h);
+        (ptxas, meta.len(), modified).hash(&mut h);
+        h.finish()
+    };
+    Some(format!("{:016x}{:016x}", half(1), half(2)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

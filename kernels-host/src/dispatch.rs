@@ -109,6 +109,20 @@ impl Isa {
             .find(|i| i.name() == name)
     }
 
+    /// The lane widths this instruction set's loops are compiled for: every one of
+    /// [`crate::LANE_WIDTHS`], except for the portable loops on x86-64, which stop at 8
+    /// lanes. There the portable loops are SSE2 (16 registers of 2 `f64`), which a
+    /// 16-lane group of one value already fills; any x86-64 CPU from 2013 on runs the
+    /// AVX2 loops instead, and leaving the wide SSE2 loops out takes about half of the
+    /// machine code of each kernel's host loops out of every build.
+    pub fn lane_widths(self) -> &'static [usize] {
+        #[cfg(target_arch = "x86_64")]
+        if self == Isa::Portable {
+            return &[1, 2, 4, 8];
+        }
+        &crate::LANE_WIDTHS
+    }
+
     /// Vector register width in bytes.
     pub fn vector_bytes(self) -> usize {
         match self {
@@ -389,15 +403,17 @@ macro_rules! by_width {
     };
 }
 
-/// The chunk loop for kernel `K` on `isa` with `lanes` samples per group.
+/// The chunk loop for kernel `K` on `isa` with `lanes` samples per group (one of
+/// [`Isa::lane_widths`]).
 ///
-/// Shapes whose vectors are the same on several instruction sets are compiled once (18
-/// loops per kernel instead of 24): 1 and 2 lanes (a scalar, one 128-bit vector) run the
+/// Shapes whose vectors are the same on several instruction sets are compiled once (14
+/// loops per kernel on x86-64): 1 and 2 lanes (a scalar, one 128-bit vector) run the
 /// portable loop on every instruction set, and on AVX-512, 4 and 12 lanes (vectors of at
 /// most 256 bits) run the AVX2 loop. Every shape gives the same bits anyway, and these are
 /// never among the shapes `lanes: auto` measures. On AVX-512, 8 and 16 lanes are plain
 /// vectors (whole 512-bit registers); elsewhere they are `Multi`s of 4-lane vectors
-/// (independent dependency chains on AVX2).
+/// (independent dependency chains on AVX2). On x86-64 the portable (SSE2) loops stop at 8
+/// lanes ([`Isa::lane_widths`]).
 pub(crate) fn chunk_fn<K: Kernel>(isa: Isa, lanes: usize) -> ChunkFn<K::Real>
 where
     K::Real: HostReal,
@@ -415,6 +431,13 @@ where
         (Isa::Avx512, 64) => shape!(avx512, K, <K::Real as HostReal>::X64),
         #[cfg(target_arch = "x86_64")]
         (Isa::Avx2 | Isa::Avx512, w) => by_width!(avx2, K, w),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Portable, 4) => shape!(portable, K, <K::Real as HostReal>::X4),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Portable, 8) => shape!(portable, K, <K::Real as HostReal>::X8),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Portable, w) => unreachable!("{w} lanes were validated against Isa::lane_widths"),
+        #[cfg(not(target_arch = "x86_64"))]
         (_, w) => by_width!(portable, K, w),
     }
 }

@@ -105,6 +105,13 @@ pub struct HostTeam {
 pub enum HostError {
     /// The lane width is not one of [`LANE_WIDTHS`].
     Lanes(usize),
+    /// The lane width is not compiled for the instruction set ([`Isa::lane_widths`]).
+    LanesForIsa {
+        /// The width asked for.
+        lanes: usize,
+        /// The instruction set the team runs.
+        isa: Isa,
+    },
     /// Zero threads were asked for.
     Threads,
     /// The instruction set is not available on this CPU.
@@ -123,6 +130,16 @@ impl std::fmt::Display for HostError {
                 write!(
                     f,
                     "lane width {w} is not supported (use one of {})",
+                    widths.join(", ")
+                )
+            }
+            HostError::LanesForIsa { lanes, isa } => {
+                let widths: Vec<String> = isa.lane_widths().iter().map(|w| w.to_string()).collect();
+                write!(
+                    f,
+                    "lane width {lanes} is not compiled for instruction set {} (use one of {}, \
+                     or another instruction set)",
+                    isa.name(),
                     widths.join(", ")
                 )
             }
@@ -163,6 +180,11 @@ impl HostTeam {
             Some(i) => i,
             None => Isa::detect(),
         };
+        if let Some(lanes) = cfg.lanes
+            && !isa.lane_widths().contains(&lanes)
+        {
+            return Err(HostError::LanesForIsa { lanes, isa });
+        }
         let pool = match cfg.threads {
             Some(0) => return Err(HostError::Threads),
             Some(t) => Some(Arc::new(
@@ -293,7 +315,8 @@ impl HostTeam {
     /// into `save` as they go (`SaveTarget::NONE`: no saving, the loop without it).
     ///
     /// # Panics
-    /// When `shape`'s ISA is not available here or its width is not in [`LANE_WIDTHS`], or
+    /// When `shape`'s ISA is not available here or its width is not one of the ISA's
+    /// [`Isa::lane_widths`], or
     /// when `save` does not cover the work set's samples or `k` steps
     /// ([`SaveTarget::covers`]).
     pub fn launch_shape<K: Kernel>(
@@ -307,7 +330,7 @@ impl HostTeam {
         K::Real: HostReal,
     {
         assert!(
-            shape.isa.available() && LANE_WIDTHS.contains(&shape.lanes),
+            shape.isa.available() && shape.isa.lane_widths().contains(&shape.lanes),
             "{shape} cannot run here"
         );
         let lanes = shape.lanes;
@@ -357,7 +380,7 @@ impl HostTeam {
             .iter()
             .map(|s| {
                 assert!(
-                    s.isa.available() && LANE_WIDTHS.contains(&s.lanes),
+                    s.isa.available() && s.isa.lane_widths().contains(&s.lanes),
                     "{s} cannot run here"
                 );
                 dispatch::chunk_fn::<K>(s.isa, s.lanes)

@@ -93,7 +93,7 @@ pub struct ShapeChoice {
 /// The candidate shapes for element type `bytes` wide on a CPU whose best instruction set
 /// is `best` (or only `best`, when `only_best`): 1, 2, 4 and 8 vectors of each instruction
 /// set that has vectors (AVX2 on an AVX-512 CPU too: on some CPUs 512-bit operations are
-/// split in two), as far as [`crate::LANE_WIDTHS`] goes.
+/// split in two), as far as the instruction set's [`Isa::lane_widths`] go.
 pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
     let isas: &[Isa] = match (best, only_best) {
         (Isa::Avx512, false) => &[Isa::Avx512, Isa::Avx2],
@@ -108,7 +108,7 @@ pub fn candidates(best: Isa, elem_bytes: usize, only_best: bool) -> Vec<Shape> {
         let per_vector = isa.vector_bytes() / elem_bytes;
         for vectors in [1, 2, 4, 8] {
             let lanes = per_vector * vectors;
-            if crate::LANE_WIDTHS.contains(&lanes) && lanes >= 4 {
+            if isa.lane_widths().contains(&lanes) && lanes >= 4 {
                 out.push(Shape { isa, lanes });
             }
         }
@@ -1102,5 +1102,14 @@ mod tests {
                 .all(|s| s.isa == Isa::Avx512)
         );
         assert_eq!(candidates(Isa::Avx2, 8, false).len(), 4);
+        // The portable loops' candidates are among the widths they are compiled for.
+        for bytes in [4, 8] {
+            let p = candidates(Isa::Portable, bytes, false);
+            assert!(!p.is_empty());
+            assert!(
+                p.iter()
+                    .all(|s| Isa::Portable.lane_widths().contains(&s.lanes))
+            );
+        }
     }
 }

@@ -47,7 +47,7 @@ fn check(n: usize, seed: u64, max_steps: u64, cfg: HostConfig, options: Options)
 #[test]
 fn every_lane_width_and_isa_matches_reference() {
     for isa in isas() {
-        for lanes in LANE_WIDTHS {
+        for &lanes in isa.lane_widths() {
             let cfg = HostConfig {
                 threads: Some(2),
                 lanes: Some(lanes),
@@ -56,7 +56,32 @@ fn every_lane_width_and_isa_matches_reference() {
             // 1037 samples: not a multiple of any width, and more than one chunk.
             check(1037, 7, 10_000, cfg, Options::new(1));
         }
+        // A width the instruction set's loops are not compiled for is refused by name.
+        for lanes in LANE_WIDTHS
+            .into_iter()
+            .filter(|w| !isa.lane_widths().contains(w))
+        {
+            let cfg = HostConfig {
+                threads: Some(2),
+                lanes: Some(lanes),
+                isa: Some(isa),
+            };
+            let err = eagle::deploy(Oscillator, Target::Host(cfg))
+                .err()
+                .expect("refused");
+            let msg = err.to_string();
+            assert!(
+                msg.contains(&format!(
+                    "lane width {lanes} is not compiled for instruction set"
+                )),
+                "{msg}"
+            );
+        }
     }
+    // On x86-64 the portable loops stop at 8 lanes; the others run every width.
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(Isa::Portable.lane_widths(), [1, 2, 4, 8]);
+    assert_eq!(Isa::Avx2.lane_widths(), LANE_WIDTHS);
 }
 
 #[test]

@@ -18,14 +18,21 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The user crate's builds: its target folder, the profile `scripts/user-crate.sh` builds
+/// with (opt-level 1, no debug info) and the nested GPU build's folder it shares with this
+/// workspace, so every build here reuses the others.
+fn user_build(cmd: &mut Command) -> &mut Command {
+    cmd.env("CARGO_TARGET_DIR", root().join("target/user-crate"))
+        .env("EAGLE_PTX_TARGET_DIR", root().join("target/eagle-build"))
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+}
+
 /// `cmd` in `dir` with the user crate's target folder, without the variables cargo sets
 /// for this test (the user's cargo sets its own).
 fn user_cargo(dir: &Path, args: &[&str]) -> Output {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(dir)
-        .args(args)
-        .env("CARGO_TARGET_DIR", root().join("target/user-crate"))
-        .env("VIRTUAL_ENV", root().join(".venv"));
+    user_build(cmd.current_dir(dir).args(args)).env("VIRTUAL_ENV", root().join(".venv"));
     for (k, _) in std::env::vars() {
         if k.starts_with("CARGO_PKG_") || k == "CARGO_MANIFEST_DIR" || k == "CARGO_CRATE_NAME" {
             cmd.env_remove(k);
@@ -41,9 +48,7 @@ fn text(o: &Output) -> String {
 #[test]
 fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(root().join("scripts/user-crate.sh"))
-        .arg(dir.path())
-        .env("CARGO_TARGET_DIR", root().join("target/user-crate"))
+    let out = user_build(Command::new(root().join("scripts/user-crate.sh")).arg(dir.path()))
         .env_remove("CARGO_MANIFEST_DIR")
         .output()
         .expect("could not run scripts/user-crate.sh");
@@ -184,9 +189,7 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     };
     let build = |label: &str| {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(dir.path())
-            .args(["build", "--release", "-p", "ptxas-probe"])
-            .env("CARGO_TARGET_DIR", root().join("target/user-crate"));
+        user_build(cmd.current_dir(dir.path())).args(["build", "--release", "-p", "ptxas-probe"]);
         no_ptxas(&mut cmd);
         let o = cmd.output().unwrap();
         assert!(o.status.success(), "{label}:\n{}", text(&o));

@@ -109,16 +109,20 @@ impl Isa {
             .find(|i| i.name() == name)
     }
 
-    /// The lane widths this instruction set's loops are compiled for: every one of
-    /// [`crate::LANE_WIDTHS`], except for the portable loops on x86-64, which stop at 8
-    /// lanes. There the portable loops are SSE2 (16 registers of 2 `f64`), which a
-    /// 16-lane group of one value already fills; any x86-64 CPU from 2013 on runs the
-    /// AVX2 loops instead, and leaving the wide SSE2 loops out takes about half of the
-    /// machine code of each kernel's host loops out of every build.
+    /// The lane widths this instruction set's loops are compiled for. On x86-64 one `f64`
+    /// value of a group fills at most 8 vector registers: the AVX2 loops (16 registers)
+    /// stop at 32 lanes, the portable (SSE2) loops at 8, and AVX-512 has every one of
+    /// [`crate::LANE_WIDTHS`]. The tuner's candidates (1 to 8 vectors) are all
+    /// among them but AVX2's 64 lanes of `f32`. Any x86-64 CPU from 2013 on runs the AVX2
+    /// loops, so the portable ones are a fallback. The widths left out were about 60% of
+    /// the machine code of each kernel's host loops, in every build. Elsewhere the portable
+    /// loops have every width.
     pub fn lane_widths(self) -> &'static [usize] {
         #[cfg(target_arch = "x86_64")]
-        if self == Isa::Portable {
-            return &[1, 2, 4, 8];
+        match self {
+            Isa::Portable => return &[1, 2, 4, 8],
+            Isa::Avx2 => return &[1, 2, 4, 8, 12, 16, 32],
+            Isa::Avx512 => {}
         }
         &crate::LANE_WIDTHS
     }
@@ -389,6 +393,7 @@ macro_rules! shape {
 }
 
 /// `$isa`'s loop at width `$w` of 4 and more (1 and 2 are the portable loop's alone).
+#[cfg(not(target_arch = "x86_64"))]
 macro_rules! by_width {
     ($isa:ident, $K:ident, $w:expr) => {
         match $w {
@@ -406,14 +411,14 @@ macro_rules! by_width {
 /// The chunk loop for kernel `K` on `isa` with `lanes` samples per group (one of
 /// [`Isa::lane_widths`]).
 ///
-/// Shapes whose vectors are the same on several instruction sets are compiled once (14
+/// Shapes whose vectors are the same on several instruction sets are compiled once (13
 /// loops per kernel on x86-64): 1 and 2 lanes (a scalar, one 128-bit vector) run the
 /// portable loop on every instruction set, and on AVX-512, 4 and 12 lanes (vectors of at
 /// most 256 bits) run the AVX2 loop. Every shape gives the same bits anyway, and these are
 /// never among the shapes `lanes: auto` measures. On AVX-512, 8 and 16 lanes are plain
 /// vectors (whole 512-bit registers); elsewhere they are `Multi`s of 4-lane vectors
 /// (independent dependency chains on AVX2). On x86-64 the portable (SSE2) loops stop at 8
-/// lanes ([`Isa::lane_widths`]).
+/// lanes and the AVX2 loops at 32 ([`Isa::lane_widths`]).
 pub(crate) fn chunk_fn<K: Kernel>(isa: Isa, lanes: usize) -> ChunkFn<K::Real>
 where
     K::Real: HostReal,
@@ -430,13 +435,21 @@ where
         #[cfg(target_arch = "x86_64")]
         (Isa::Avx512, 64) => shape!(avx512, K, <K::Real as HostReal>::X64),
         #[cfg(target_arch = "x86_64")]
-        (Isa::Avx2 | Isa::Avx512, w) => by_width!(avx2, K, w),
+        (Isa::Avx2 | Isa::Avx512, 4) => shape!(avx2, K, <K::Real as HostReal>::X4),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2, 8) => shape!(avx2, K, <K::Real as HostReal>::X8),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2 | Isa::Avx512, 12) => shape!(avx2, K, <K::Real as HostReal>::X12),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2, 16) => shape!(avx2, K, <K::Real as HostReal>::X16),
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2, 32) => shape!(avx2, K, <K::Real as HostReal>::X32),
         #[cfg(target_arch = "x86_64")]
         (Isa::Portable, 4) => shape!(portable, K, <K::Real as HostReal>::X4),
         #[cfg(target_arch = "x86_64")]
         (Isa::Portable, 8) => shape!(portable, K, <K::Real as HostReal>::X8),
         #[cfg(target_arch = "x86_64")]
-        (Isa::Portable, w) => unreachable!("{w} lanes were validated against Isa::lane_widths"),
+        (isa, w) => unreachable!("{w} lanes on {isa:?} were validated against Isa::lane_widths"),
         #[cfg(not(target_arch = "x86_64"))]
         (_, w) => by_width!(portable, K, w),
     }

@@ -1092,6 +1092,11 @@ mod tests {
         assert_eq!(l(Isa::Avx512), [8, 16, 32, 64]);
         assert_eq!(l(Isa::Avx2), [4, 8, 16, 32]);
         let f32s = candidates(Isa::Avx512, 4, false);
+        // AVX2's 8 vectors of f32 (64 lanes) are not compiled.
+        assert!(!f32s.contains(&Shape {
+            isa: Isa::Avx2,
+            lanes: 64
+        }));
         assert!(f32s.contains(&Shape {
             isa: Isa::Avx512,
             lanes: 64

@@ -11,7 +11,6 @@ use crate::common::trajectory::{
 };
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::Oscillator;
-use eagle::hawk_host::LANE_WIDTHS;
 use eagle::{Compaction, Error, HostConfig, Options, PointStatus, Reorder, SaveAt, Target};
 
 fn host(lanes: usize) -> Target {
@@ -33,7 +32,8 @@ fn saved_points_equal_runs_stopped_there_at_every_lane_width() {
     let last = &stopped.last().unwrap().1;
     assert!(last.contains(&eagle::Status::Finished));
     assert!(last.iter().any(|s| *s != eagle::Status::Finished));
-    for lanes in LANE_WIDTHS {
+    // Every width the best instruction set (the one `isa: None` takes) is compiled for.
+    for &lanes in eagle::Isa::detect().lane_widths() {
         for steps in [Steps::Auto, Steps::Fixed(50)] {
             let o = every(m, max_steps).steps(steps);
             let (traj, end) = saved_on(&start, host(lanes), o.clone());

@@ -8,7 +8,6 @@
 
 use crate::trust::wob::{Wob, deploy_wobble, ensemble, reference};
 use eagle::hawk::Steps;
-use eagle::hawk_host::LANE_WIDTHS;
 use eagle::{
     Arm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Status, Stop, Target,
 };
@@ -88,7 +87,7 @@ proptest! {
         seed in any::<u64>(),
         options in settings(),
         threads in 1usize..4,
-        lanes in prop::sample::select(LANE_WIDTHS.to_vec()),
+        lanes in prop::sample::select(eagle::Isa::detect().lane_widths().to_vec()),
         resume_every in prop::bool::weighted(0.3),
     ) {
         let mut want = ensemble(n, seed);

@@ -66,9 +66,9 @@ fn every_lane_width_and_isa_matches_reference() {
                 lanes: Some(lanes),
                 isa: Some(isa),
             };
-            let err = eagle::deploy(Oscillator, Target::Host(cfg))
-                .err()
-                .expect("refused");
+            let Err(err) = eagle::deploy(Oscillator, Target::Host(cfg)) else {
+                panic!("{lanes} lanes on {isa:?} were not refused");
+            };
             let msg = err.to_string();
             assert!(
                 msg.contains(&format!(

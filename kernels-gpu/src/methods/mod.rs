@@ -1,5 +1,6 @@
 //! Runge-Kutta methods for ensembles: a right-hand-side trait, fixed-step RK4, embedded
-//! tableaus as `const` data and a per-sample adaptive step.
+//! tableaus as `const` data, a per-sample adaptive step, and the location of events inside
+//! a step ([`events`]).
 //!
 //! Everything is generic over the [`Lane`] type, so the same code advances one
 //! sample per GPU thread (`f64` lane) or several samples per host SIMD vector, with the same
@@ -20,6 +21,7 @@
 
 mod adaptive;
 mod dormand_prince87;
+pub mod events;
 mod fehlberg78;
 mod rhs;
 mod rk4;

@@ -50,15 +50,16 @@ fn bounce_times<L: Lane<Elem = f64>>(e: L, dt: f64, method: u8) -> Vec<Vec<f64>>
             return times;
         }
         let y1 = step(t, &y, h);
-        let crossing = Direction::Falling.crossed(g(t, &y), g(t + h, &y1)) & !done;
+        let (g0, g1) = (g(t, &y), g(t + h, &y1));
+        let crossing = Direction::Falling.crossed(g0, g1) & !done;
         let at = locate(
             g,
             |tau| step(t, &y, tau),
             t,
             h,
             &y1,
-            g(t, &y),
-            g(t + h, &y1),
+            g0,
+            g1,
             crossing,
             splat_f64::<L>(1e-13),
             100,
@@ -70,12 +71,11 @@ fn bounce_times<L: Lane<Elem = f64>>(e: L, dt: f64, method: u8) -> Vec<Vec<f64>>
             }
         }
         let bounced = [splat_f64::<L>(0.0), -e * at.y[1]];
-        let keep = done;
         for n in 0..2 {
             let next = L::select(crossing, bounced[n], at.y[n]);
-            y[n] = L::select(keep, y[n], next);
+            y[n] = L::select(done, y[n], next);
         }
-        t = L::select(keep, t, t_new);
+        t = L::select(done, t, t_new);
     }
     panic!("the balls did not bounce {BOUNCES} times");
 }

@@ -149,6 +149,9 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     const STEPS: Steps;
     /// Name of the generated GPU entry point in the PTX module.
     const ENTRY: &'static str;
+    /// Params that must be positive (`#[kernel(positive = [dt])]`): a run refuses a value
+    /// that is not, naming it, before it starts.
+    const POSITIVE: &'static [&'static str] = &[];
     /// The kernel's identity: a hash of its signature, body and settings and of hawk's
     /// entry ABI, stored in the GPU module beside the entry (`hawk_id_<name>`). Deploy
     /// refuses a module whose entry of this name carries another identity: another

@@ -62,7 +62,7 @@ pub mod methods;
 pub mod save;
 
 pub use bits::IntLane;
-pub use hawk_macros::{kernel, problem};
+pub use hawk_macros::{helper, kernel, problem};
 pub use kernel::{
     ACTIVE, ComponentName, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneType,
     PlaneVisitor, Role, Steps,
@@ -76,6 +76,7 @@ pub use lane::{Lane, LaneArray, Mask, Real};
 
 /// Everything a kernel author needs: `use hawk::prelude::*;`.
 pub mod prelude {
+    pub use crate::helper;
     pub use crate::kernel;
     pub use crate::kernel::{Kernel, Steps};
     pub use crate::lane::{Lane, Mask, Real};

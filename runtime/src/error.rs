@@ -110,6 +110,16 @@ pub enum Error {
         /// Its value.
         value: f64,
     },
+    /// A param the kernel needs positive (`Kernel::POSITIVE`: a step, a tolerance) was not.
+    #[error("param `{plane}` of kernel `{kernel}` is {value}: it must be positive")]
+    ParamNotPositive {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The param.
+        plane: String,
+        /// Its value.
+        value: f64,
+    },
     /// The reorder key is not a per-sample plane of the kernel.
     #[error("reorder key `{plane}` is not a per-sample plane of kernel `{kernel}`")]
     ReorderKey {

@@ -355,7 +355,17 @@ pub(crate) fn bind<'a, K: Kernel>(
         match g {
             Given::In(d) => out.ins.push(d),
             Given::Mut(d) => out.muts.push(d),
-            Given::Param(p) => out.params.push(finite(p, name)?),
+            Given::Param(p) => {
+                let p = finite(p, name.clone())?;
+                if K::POSITIVE.contains(&name.as_str()) && p.to_f64() <= 0.0 {
+                    return Err(Error::ParamNotPositive {
+                        kernel: K::NAME,
+                        plane: name,
+                        value: p.to_f64(),
+                    });
+                }
+                out.params.push(p)
+            }
             Given::Table(values) => {
                 let m = spec.width();
                 if values.len() != m {

@@ -8,6 +8,7 @@ mod common;
 mod bad_input;
 mod device_emulated;
 mod device_gpu;
+mod events;
 mod host_oscillator;
 mod kernel_crate_path;
 mod lorenz96;

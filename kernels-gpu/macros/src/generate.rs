@@ -181,7 +181,16 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
         Some(quote!(const _: () = ::core::assert!((#len) > 0, #msg);))
     });
     let step_fns = step_fns(k);
-    let identity = k.identity;
+    let identity = {
+        let base = k.identity;
+        let helpers = k
+            .helper_ids
+            .iter()
+            .enumerate()
+            .map(|(i, h)| quote!(^ (#h).rotate_left(#i as u32 + 1)));
+        quote!((#base #(#helpers)*))
+    };
+    let positive = k.settings.positive.iter().map(|p| p.to_string());
     let id_symbol = format_ident!("hawk_id_{}", k.name);
     let time = k.settings.time.as_ref().map(|t| {
         let ts = t.to_string();
@@ -199,6 +208,7 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
             const STEPS: #hawk::Steps = #steps;
             const ENTRY: &'static str = #entry;
             const IDENTITY: u64 = #identity;
+            const POSITIVE: &'static [&'static str] = &[#(#positive),*];
             type Step = #step_ty;
             type StepIndexed = #step_idx_ty;
             #time

@@ -38,7 +38,12 @@ pub fn of(sig: &Signature, body: &Block, settings: &Settings) -> u64 {
             .map(|t| t.to_string())
             .unwrap_or_default(),
     ];
-    parts.iter().fold(FNV_OFFSET, |h, p| fnv(h, p))
+    let id = parts.iter().fold(FNV_OFFSET, |h, p| fnv(h, p));
+    // Kernels without `positive` keep the identity they had before the setting existed.
+    settings
+        .positive
+        .iter()
+        .fold(id, |h, p| fnv(h, &format!("positive {p}")))
 }
 
 /// FNV-1a from state `h` over `text` and a 0 byte (so moving text between parts changes

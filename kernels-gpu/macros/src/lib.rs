@@ -20,7 +20,9 @@
 //! the body, into a `KernelDef`) and `generate` (a `KernelDef` into the items above).
 
 mod checks;
+mod events;
 mod generate;
+mod helper;
 mod identity;
 mod parse;
 mod problem;
@@ -62,6 +64,18 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn problem(attr: TokenStream, item: TokenStream) -> TokenStream {
     match problem::expand(attr.into(), item.into()) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// Makes a function that kernels and problems call (an event's condition or action)
+/// generic over the lane: written with `Scalar` (and `Param`) like a kernel, with the
+/// kernel's body checks, it becomes `fn name<Scalar: Lane<Elem = f64>>(..)`. Settings:
+/// `real = "f32"` and `crate = eagle::hawk`, as `#[kernel]`'s.
+#[proc_macro_attribute]
+pub fn helper(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match helper::expand(attr.into(), item.into()) {
         Ok(t) => t.into(),
         Err(e) => e.to_compile_error().into(),
     }

@@ -70,6 +70,8 @@ pub struct Settings {
     pub krate: Path,
     /// `time = t`: the kernel's time plane (a `&mut Scalar` argument).
     pub time: Option<Ident>,
+    /// `positive = [dt, tol]`: params that must be positive (checked before a run).
+    pub positive: Vec<Ident>,
 }
 
 /// A kernel as its attribute and step function describe it: everything the generate step
@@ -89,6 +91,9 @@ pub struct KernelDef {
     pub settings: Settings,
     /// The kernel's identity (see `identity`): stored in the GPU module beside its entries.
     pub identity: u64,
+    /// The identity constants of the `#[helper]` functions the kernel calls (a problem's
+    /// event functions), folded into its identity where it is emitted.
+    pub helper_ids: Vec<TokenStream>,
 }
 
 impl KernelDef {
@@ -134,11 +139,23 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
             format!("`time = {t}` must name one of the kernel's `&mut Scalar` planes"),
         ));
     }
+    for p in &settings.positive {
+        if !args
+            .iter()
+            .any(|a| a.role == Role::Param && a.len.is_none() && a.name == *p)
+        {
+            return Err(syn::Error::new(
+                p.span(),
+                format!("`positive = [.., {p}, ..]` must name one of the kernel's `Param`s"),
+            ));
+        }
+    }
     let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
     checks::check_body(&f.block, &names)?;
     let identity = crate::identity::of(&f.sig, &f.block, &settings);
     Ok(KernelDef {
         identity,
+        helper_ids: Vec::new(),
         attrs: f.attrs,
         vis: f.vis,
         name: f.sig.ident,
@@ -148,12 +165,13 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
     })
 }
 
-fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
+pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
     let mut s = Settings {
         steps: None,
         real: Ident::new("f64", Span::call_site()),
         krate: syn::parse_quote!(::hawk),
         time: None,
+        positive: Vec::new(),
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     for m in metas {
@@ -178,6 +196,10 @@ fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
         }
         if key == "time" {
             s.time = Some(time_plane(&nv.value)?);
+            continue;
+        }
+        if key == "positive" {
+            s.positive = positive_params(&nv.value)?;
             continue;
         }
         // A literal passed through `macro_rules!` (`real = $real`) arrives in a group.
@@ -211,6 +233,26 @@ fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
         }
     }
     Ok(s)
+}
+
+/// The value of `positive = [a, b]`: the names of params that must be positive.
+fn positive_params(v: &Expr) -> syn::Result<Vec<Ident>> {
+    let bad = |span| {
+        syn::Error::new(
+            span,
+            "`positive` lists params that must be positive, e.g. `positive = [dt, tol]`",
+        )
+    };
+    let Expr::Array(a) = v else {
+        return Err(bad(v.span()));
+    };
+    a.elems
+        .iter()
+        .map(|e| match e {
+            Expr::Path(p) => p.path.get_ident().cloned().ok_or_else(|| bad(e.span())),
+            _ => Err(bad(e.span())),
+        })
+        .collect()
 }
 
 /// The value of `time = ...`: the time plane's name (`time = t` or `time = "t"`).

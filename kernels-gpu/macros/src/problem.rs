@@ -12,6 +12,7 @@
 //! (params), `y: &mut [Scalar; 2]`, `t`, `h`, `accepted`, `rejected`; `rk4` takes `dt` and
 //! `t_end` and has `y` and `t` only.
 
+use crate::events::Events;
 use crate::parse::{self, Role};
 use crate::{checks, generate, identity};
 use proc_macro2::{Span, TokenStream};
@@ -55,7 +56,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone())?;
     let mut method = None;
     let mut passed = Vec::new();
+    let mut ev = Events::default();
     for m in metas {
+        if ev.take(&m)? {
+            continue;
+        }
         if m.path().is_ident("method") {
             let Meta::NameValue(nv) = &m else {
                 return Err(syn::Error::new(m.span(), "write `method = \"tsit5\"`"));
@@ -90,6 +95,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     })?;
     let f: ItemFn = syn::parse2(item)?;
     let rhs = Rhs::parse(&f)?;
+    ev.check()?;
     // The settings `#[kernel]` reads (`crate`, `real`), for the paths and types below.
     let settings_probe = parse::parse(quote!(#(#passed),*), probe_kernel())?.settings;
     let (hawk, real) = (&settings_probe.krate, &settings_probe.real);
@@ -146,7 +152,42 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
         let __f = __HawkRhs { #(#field_names,)* _lanes: ::core::marker::PhantomData };
     };
+    let input_names: Vec<Ident> = rhs.extras.iter().map(|a| a.name.clone()).collect();
+    let ev_code = ev.code(hawk, y, n, time, &input_names);
+    let (ev_params, ev_flags, ev_planes) = (&ev_code.params, &ev_code.flags, &ev_code.planes);
     let kernel_item = match method {
+        Method::Rk4 if ev.any() => {
+            let tail = &ev_code.tail;
+            quote! {
+                #(#attrs)*
+                #vis fn #name(
+                    #(#extras_sig,)*
+                    dt: Param,
+                    t_end: Param,
+                    #ev_params
+                    terminated: &mut Terminated,
+                    #ev_flags
+                    #y: &mut [Scalar; #n],
+                    #time: &mut Scalar,
+                    #ev_planes
+                ) {
+                    #rhs_struct
+                    let __t0 = *#time;
+                    let __y0 = *#y;
+                    // The step lands on `t_end` exactly (events move the grid).
+                    let __remaining = t_end - __t0;
+                    let __last = dt.simd_ge(__remaining);
+                    let __h = Scalar::select(__last, __remaining, dt);
+                    let __t1 = Scalar::select(__last, t_end, __t0 + __h);
+                    let __y1 = #hawk::methods::rk4_step(&__f, __t0, &__y0, __h);
+                    let __active = <<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(true);
+                    let __step = |__tau: Scalar| #hawk::methods::rk4_step(&__f, __t0, &__y0, __tau);
+                    #tail
+                    *terminated = #time.simd_ge(t_end) | __ev_stop;
+                    *failed = __ev_fail;
+                }
+            }
+        }
         Method::Rk4 => quote! {
             #(#attrs)*
             #vis fn #name(
@@ -163,6 +204,59 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 *terminated = #time.simd_ge(t_end - dt * Scalar::splat(0.5));
             }
         },
+        Method::Adaptive(tableau) if ev.any() => {
+            let tableau = Ident::new(tableau, Span::call_site());
+            let tail = &ev_code.tail;
+            quote! {
+                #(#attrs)*
+                #vis fn #name(
+                    #(#extras_sig,)*
+                    t_end: Param,
+                    rtol: Param,
+                    atol: Param,
+                    #ev_params
+                    terminated: &mut Terminated,
+                    failed: &mut Failed,
+                    #y: &mut [Scalar; #n],
+                    #time: &mut Scalar,
+                    h: &mut Scalar,
+                    accepted: &mut Scalar,
+                    rejected: &mut Scalar,
+                    #ev_planes
+                    next_save: NextSave,
+                ) {
+                    #rhs_struct
+                    let __t0 = *#time;
+                    let __y0 = *#y;
+                    let __h = #hawk::methods::step_length(__t0, *h, t_end, next_save).step;
+                    let mut __s = #hawk::methods::AdaptiveState {
+                        t: __t0,
+                        y: __y0,
+                        h: *h,
+                        accepted: *accepted,
+                        rejected: *rejected,
+                    };
+                    let __out = #hawk::methods::adaptive_step_to(
+                        &__f,
+                        &#hawk::methods::#tableau,
+                        &mut __s,
+                        &#hawk::methods::Settings { rtol, atol, t_end },
+                        &#hawk::methods::StepControl::DEFAULT,
+                        next_save,
+                    );
+                    let (__t1, __y1, __active) = (__s.t, __s.y, __out.accepted);
+                    let __step = |__tau: Scalar| {
+                        #hawk::methods::embedded_step(&__f, &#hawk::methods::#tableau, __t0, &__y0, __tau).y
+                    };
+                    #tail
+                    *h = __s.h;
+                    *accepted = __s.accepted;
+                    *rejected = __s.rejected;
+                    *terminated = #time.simd_ge(t_end) | __ev_stop;
+                    *failed = __out.collapsed | __ev_fail;
+                }
+            }
+        }
         Method::Adaptive(tableau) => {
             let tableau = Ident::new(tableau, Span::call_site());
             quote! {
@@ -210,9 +304,18 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     };
     let mut kernel_attr = passed.clone();
     kernel_attr.push(syn::parse_quote!(time = #time));
+    let positive = match method {
+        Method::Rk4 => quote!(dt),
+        Method::Adaptive(_) => quote!(rtol),
+    };
+    if ev.any() {
+        kernel_attr.push(syn::parse_quote!(positive = [#positive, event_tol]));
+    }
     let mut def = parse::parse(quote!(#(#kernel_attr),*), kernel_item)?;
-    // The kernel calls the right-hand side: its identity covers it too.
+    // The kernel calls the right-hand side: its identity covers it too, and the event
+    // helpers' identities are folded in where it is emitted.
     def.identity = identity::extend(def.identity, &rhs_fn.to_string());
+    def.helper_ids = ev.helper_ids();
     let mut out = rhs_fn;
     out.extend(generate::generate(&def));
     Ok(out)

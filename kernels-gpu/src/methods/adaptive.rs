@@ -116,6 +116,39 @@ fn inv_root<L: Lane>(x: L, m: u32) -> L {
     }
 }
 
+/// The step [`adaptive_step_to`] attempts from `t` with proposed step `h`, per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct StepLength<L: Lane> {
+    /// The step's length: `h`, or less where it lands on `t_end` or the next save time.
+    pub step: L,
+    /// The time at the step's end: the landing time itself where it lands, else `t + h`.
+    pub t_new: L,
+    /// Lanes whose step lands on `t_end` or the next save time.
+    pub last: L::Mask,
+    /// Lanes whose landing time is the next save time (before `t_end`, after `t`).
+    pub at_save: L::Mask,
+}
+
+/// The step [`adaptive_step_to`] takes from `t` with proposed step `h`: clipped to land on
+/// the next save time (where it lies after `t` and before `t_end`) or on `t_end`. Event
+/// location ([`super::events`]) recomputes the attempted step with it, bit for bit.
+#[inline(always)]
+pub fn step_length<L: Lane>(t: L, h: L, t_end: L, next_save: L) -> StepLength<L> {
+    // Where a save time comes before `t_end` (and after `t`), the step stops there.
+    let at_save = next_save.simd_lt(t_end) & next_save.simd_gt(t);
+    let stop = L::select(at_save, next_save, t_end);
+    let remaining = stop - t;
+    let last = h.simd_ge(remaining);
+    let step = L::select(last, remaining, h);
+    let t_new = L::select(last, stop, t + step);
+    StepLength {
+        step,
+        t_new,
+        last,
+        at_save,
+    }
+}
+
 /// One attempted adaptive step of every sample of the group that is not done yet.
 ///
 /// Per sample, where `t < t_end` (the sample is *active*):
@@ -181,14 +214,12 @@ pub fn adaptive_step_to<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     let (t, y, h) = (state.t, state.y, state.h);
     let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
     let active = t.simd_lt(settings.t_end);
-
-    // Where a save time comes before `t_end` (and after `t`), the step stops there.
-    let at_save = next_save.simd_lt(settings.t_end) & next_save.simd_gt(t);
-    let stop = L::select(at_save, next_save, settings.t_end);
-    let remaining = stop - t;
-    let last = h.simd_ge(remaining);
-    let step = L::select(last, remaining, h);
-    let t_new = L::select(last, stop, t + step);
+    let StepLength {
+        step,
+        t_new,
+        last,
+        at_save,
+    } = step_length(t, h, settings.t_end, next_save);
 
     let s = embedded_step(f, tab, t, &y, step);
 

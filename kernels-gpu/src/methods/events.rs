@@ -146,3 +146,185 @@ pub fn locate<L: Lane, const N: usize>(
         iterations,
     }
 }
+
+/// What a fired event does to its sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The sample stops at the event: its final time and state are the event's.
+    Terminate,
+    /// The sample's state at the event is changed (a bounce, a reset) and the integration
+    /// continues from the event's time.
+    Modify,
+    /// The event is counted (and recorded) only; the integration continues from the
+    /// event's time with the state unchanged.
+    Count,
+}
+
+/// One event: which sign changes of its condition fire, and what it then does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Which sign changes fire.
+    pub direction: Direction,
+    /// What the event does.
+    pub action: Action,
+}
+
+/// A step checked for events ([`check_step`]), per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct Checked<L: Lane, const N: usize> {
+    /// Lanes on which an event fired inside the step.
+    pub fired: L::Mask,
+    /// Which event fired first (its index, as a lane value); 0 where none fired.
+    pub which: L,
+    /// The time where the lane's step now ends: the first event's where one fired, else
+    /// the step's end `t1`.
+    pub t: L,
+    /// The state at that time: located where an event fired, else the step's `y1`.
+    pub y: [L; N],
+    /// Active lanes on which a condition was NaN at the step's start or end: the sample
+    /// should fail (no event of that lane fires).
+    pub nan: L::Mask,
+}
+
+impl<L: Lane, const N: usize> Checked<L, N> {
+    /// Lanes on which event `k` fired first.
+    #[inline(always)]
+    pub fn fired_event(&self, k: usize) -> L::Mask {
+        self.fired & self.which.simd_eq(lc::<L>(k as f64))
+    }
+}
+
+/// Checks one step `(t0, y0) -> (t1, y1)` of length `h` for the events `events`, on the
+/// lanes of `active`, and locates the first one per lane.
+///
+/// - `g(t, y)`: every event's condition at once (`[L; K]`, in the order of `events`).
+/// - `step(tau)`: the state after one step of length `tau` from `(t0, y0)` with the method
+///   that made the step (`step(h)` is `y1`): the continuous extension [`locate`] uses.
+/// - `tol`, `max_iter`: [`locate`]'s.
+///
+/// Each condition that crossed (in its direction) on a lane is located with [`locate`];
+/// the earliest acts (a tie goes to the lower index). Every event, whatever its action,
+/// ends the lane's step at its time: the next step starts there, on the crossing's side
+/// of zero, so the same crossing does not fire again. An event at the step's end keeps
+/// `t1` exactly as the step's time. Lanes outside `active`, and lanes with no event, get
+/// `(t1, y1)`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn check_step<L: Lane, const N: usize, const K: usize>(
+    events: &[Event; K],
+    g: impl Fn(L, &[L; N]) -> [L; K],
+    step: impl Fn(L) -> [L; N],
+    t0: L,
+    y0: &[L; N],
+    h: L,
+    t1: L,
+    y1: &[L; N],
+    active: L::Mask,
+    tol: L,
+    max_iter: u32,
+) -> Checked<L, N> {
+    let g0 = g(t0, y0);
+    let g1 = g(t1, y1);
+    let mut nan = L::Mask::splat(false);
+    for k in 0..K {
+        nan |= !g0[k].simd_eq(g0[k]) | !g1[k].simd_eq(g1[k]);
+    }
+    let nan = nan & active;
+    let live = active & !nan;
+    let crossed: [L::Mask; K] =
+        core::array::from_fn(|k| events[k].direction.crossed(g0[k], g1[k]) & live);
+    let mut out = Checked {
+        fired: L::Mask::splat(false),
+        which: lc::<L>(0.0),
+        t: t1,
+        y: *y1,
+        nan,
+    };
+    let mut first = h;
+    for k in 0..K {
+        if !crossed[k].any() {
+            continue;
+        }
+        let at = locate(
+            |t, y| g(t, y)[k],
+            &step,
+            t0,
+            h,
+            y1,
+            g0[k],
+            g1[k],
+            crossed[k],
+            tol,
+            max_iter,
+        );
+        // Earlier than every event before it (strictly: a tie keeps the lower index).
+        let earlier = crossed[k] & (!out.fired | at.tau.simd_lt(first));
+        first = L::select(earlier, at.tau, first);
+        out.which = L::select(earlier, lc::<L>(k as f64), out.which);
+        for n in 0..N {
+            out.y[n] = L::select(earlier, at.y[n], out.y[n]);
+        }
+        out.fired |= earlier;
+    }
+    if out.fired.any() {
+        let at_end = first.simd_eq(h);
+        out.t = L::select(out.fired & !at_end, t0 + first, t1);
+    }
+    out
+}
+
+/// Records the events that fired (`fired`, with their time `t`, index `which` and state
+/// `y`) in a sample's fixed-size record: slot `count` of `times`, `kinds` and `states`
+/// (state component `j` of slot `k` at `states[k * N + j]`), then `count` grows by one.
+///
+/// Returns the lanes whose record was already full (`count >= M` before): nothing is
+/// written for them, `count` still grows. `S` must be `M * N` (checked at compile time).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn record<L: Lane, const N: usize, const M: usize, const S: usize>(
+    fired: L::Mask,
+    t: L,
+    which: L,
+    y: &[L; N],
+    count: &mut L,
+    times: &mut [L; M],
+    kinds: &mut [L; M],
+    states: &mut [L; S],
+) -> L::Mask {
+    const { assert!(S == M * N, "the state record holds M * N values") };
+    if !fired.any() {
+        return fired;
+    }
+    for k in 0..M {
+        let here = fired & count.simd_eq(lc::<L>(k as f64));
+        times[k] = L::select(here, t, times[k]);
+        kinds[k] = L::select(here, which, kinds[k]);
+        for j in 0..N {
+            states[k * N + j] = L::select(here, y[j], states[k * N + j]);
+        }
+    }
+    let full = fired & count.simd_ge(lc::<L>(M as f64));
+    *count += L::select(fired, lc::<L>(1.0), lc::<L>(0.0));
+    full
+}
+
+/// Applies an event's action `f` (the new state from the state at the event) on the lanes
+/// of `fired`; the others keep `y`. `f` runs only when some lane fired.
+#[inline(always)]
+pub fn modify<L: Lane, const N: usize>(
+    fired: L::Mask,
+    y: &mut [L; N],
+    f: impl FnOnce(&[L; N]) -> [L; N],
+) {
+    if fired.any() {
+        let new = f(y);
+        for n in 0..N {
+            y[n] = L::select(fired, new[n], y[n]);
+        }
+    }
+}
+
+/// The most root-finding iterations (steps) a problem's kernel spends locating one event:
+/// enough for Illinois to reach any tolerance down to an ulp of `t` from a bracket of one
+/// step.
+pub const MAX_ITERATIONS: u32 = 64;

@@ -29,7 +29,8 @@ mod tableau;
 mod tsit5;
 
 pub use adaptive::{
-    AdaptiveState, Settings, StepControl, StepOutcome, adaptive_step, adaptive_step_to,
+    AdaptiveState, Settings, StepControl, StepLength, StepOutcome, adaptive_step, adaptive_step_to,
+    step_length,
 };
 pub use dormand_prince87::DORMAND_PRINCE87;
 pub use fehlberg78::FEHLBERG78;

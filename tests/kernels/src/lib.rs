@@ -62,3 +62,101 @@ rings! {
     ring_tsit5_f32_8: "tsit5", "f32", 8;
     ring_tsit5_f32_16: "tsit5", "f32", 16;
 }
+
+/// Gravity of the bouncing ball.
+pub const GRAVITY: f64 = 9.81;
+
+/// A bouncing ball (height `y[0]`, velocity `y[1]`), restitution `e` per sample: it bounces
+/// where its height falls through zero, and finishes at its 10th bounce.
+#[problem(
+    method = "rk4",
+    event(when = ground, direction = "falling", then = bounce),
+    max_events = 10,
+    when_full = "stop"
+)]
+pub fn ball(_t: Scalar, y: &[Scalar; 2], e: Scalar) -> [Scalar; 2] {
+    let _ = e;
+    [y[1], Scalar::splat(-GRAVITY)]
+}
+
+/// The ball's height: the bounce condition.
+#[helper]
+pub fn ground(_t: Scalar, y: &[Scalar; 2], _e: Scalar) -> Scalar {
+    y[0]
+}
+
+/// A bounce: on the ground, the velocity reversed and scaled by `e`.
+#[helper]
+pub fn bounce(_t: Scalar, y: &[Scalar; 2], e: Scalar) -> [Scalar; 2] {
+    [Scalar::splat(0.0), -e * y[1]]
+}
+
+/// A leaky integrate-and-fire neuron, `v' = i_in - v` (time constant 1): a spike where `v`
+/// rises through 1, after which `v` is reset to 0; input current `i_in` per sample.
+/// Tsitouras 5(4); up to 8 spikes recorded, a 9th fails the sample.
+#[problem(
+    method = "tsit5",
+    event(when = threshold, direction = "rising", then = reset),
+    max_events = 8
+)]
+pub fn neuron(_t: Scalar, v: &[Scalar; 1], i_in: Scalar) -> [Scalar; 1] {
+    [i_in - v[0]]
+}
+
+/// The spike condition: `v - 1`.
+#[helper]
+pub fn threshold(_t: Scalar, v: &[Scalar; 1], _i_in: Scalar) -> Scalar {
+    v[0] - Scalar::splat(1.0)
+}
+
+/// The reset after a spike.
+#[helper]
+pub fn reset(_t: Scalar, _v: &[Scalar; 1], _i_in: Scalar) -> [Scalar; 1] {
+    [Scalar::splat(0.0)]
+}
+
+/// A Kepler orbit (`mu = 1`; state `x, y, vx, vy`) with Dormand-Prince 8(7): each
+/// periapsis passage (the radial velocity `x vx + y vy` rising through zero) is counted
+/// and recorded, and the sample finishes at its 5th.
+#[problem(
+    method = "dp87",
+    event(when = radial_velocity, direction = "rising", then = "count"),
+    max_events = 5,
+    when_full = "stop"
+)]
+pub fn kepler_passages(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
+    kepler_rhs(s)
+}
+
+/// The Kepler problem's right-hand side (`mu = 1`).
+#[inline(always)]
+pub fn kepler_rhs<L: Lane>(s: &[L; 4]) -> [L; 4] {
+    let r2 = s[0] * s[0] + s[1] * s[1];
+    let inv_r3 = L::splat(L::Elem::from_f64(1.0)) / (r2 * r2.sqrt());
+    [s[2], s[3], -s[0] * inv_r3, -s[1] * inv_r3]
+}
+
+/// `x vx + y vy`: zero at periapsis and apoapsis, rising through zero at periapsis.
+#[helper]
+pub fn radial_velocity(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
+    s[0] * s[2] + s[1] * s[3]
+}
+
+/// The Kepler orbit without events, the baseline of the cost of checking events.
+#[problem(method = "rk4")]
+pub fn kepler_plain(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
+    kepler_rhs(s)
+}
+
+/// The Kepler orbit with an event that never fires (the radius falling through zero is
+/// never crossed: `r` stays positive), counted: what checking events costs.
+#[problem(method = "rk4", event(when = inside_origin, direction = "falling", then = "count"))]
+pub fn kepler_watched(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
+    kepler_rhs(s)
+}
+
+/// `r^2`: positive on every orbit, so its falling crossing of zero never happens.
+#[helper]
+pub fn inside_origin(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
+    s[0] * s[0] + s[1] * s[1]
+}

@@ -163,3 +163,189 @@ fn bounce_times_match_the_closed_form_and_every_team_gives_the_same_bits() {
     drop(r);
     assert!(shards.bits() == want.bits(), "host and emulated shards");
 }
+
+/// The neuron's record size (`max_events` of tests/kernels' `neuron`).
+const SPIKES: usize = 8;
+
+#[test]
+fn spike_times_match_the_closed_form_and_a_full_record_fails_only_its_sample() {
+    // Input currents 1.2..4: periods ln(i / (i - 1)) from 1.79 down to 0.29, so by
+    // t_end = 3.5 the slowest neurons spike once and the fastest 12 times (more than the
+    // record holds: they fail, the others finish).
+    let n = 15;
+    let i_in: Vec<f64> = (0..n)
+        .map(|i| 1.2 + 2.8 * i as f64 / (n - 1) as f64)
+        .collect();
+    let t_end = 3.5;
+    let mut v = vec![0.0; n];
+    let mut t = vec![0.0; n];
+    let mut h = vec![1e-3; n];
+    let (mut acc, mut rej, mut events) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut event_t = vec![0.0; SPIKES * n];
+    let mut event_kind = vec![0.0; SPIKES * n];
+    let mut event_y = vec![0.0; SPIKES * n];
+    let d = MODULE.deploy(Neuron, host(4)).unwrap();
+    let mut r = eagle::until_done(
+        &d,
+        100_000,
+        NeuronPlanes {
+            i_in: &i_in,
+            t_end,
+            rtol: 1e-12,
+            atol: 1e-14,
+            event_tol: 1e-13,
+            v: [&mut v],
+            t: &mut t,
+            h: &mut h,
+            accepted: &mut acc,
+            rejected: &mut rej,
+            events: &mut events,
+            event_t: eagle::components_mut::<f64, SPIKES>(&mut event_t).unwrap(),
+            event_kind: eagle::components_mut::<f64, SPIKES>(&mut event_kind).unwrap(),
+            event_y: eagle::components_mut::<f64, SPIKES>(&mut event_y).unwrap(),
+        },
+    )
+    .unwrap();
+    let report = r.run().unwrap();
+    let status = r.status().to_vec();
+    drop(r);
+    assert!(report.done(), "{report:?}");
+    let mut failed = 0;
+    for i in 0..n {
+        let period = (i_in[i] / (i_in[i] - 1.0)).ln();
+        let spikes = (t_end / period).floor() as usize;
+        let recorded = spikes.min(SPIKES);
+        for k in 0..recorded {
+            let (got, exact) = (event_t[k * n + i], (k + 1) as f64 * period);
+            assert!(
+                (got - exact).abs() < 1e-9,
+                "i_in = {}, spike {k}: {got} vs {exact}",
+                i_in[i]
+            );
+            // Recorded on the threshold (to the tolerance), before the reset.
+            assert!((event_y[k * n + i] - 1.0).abs() < 1e-9);
+        }
+        if spikes > SPIKES {
+            // The 9th spike failed the sample: the step before it is kept, and with it the
+            // full record.
+            failed += 1;
+            assert_eq!(status[i], Status::Failed, "sample {i}");
+            assert_eq!(events[i], SPIKES as f64, "sample {i}");
+            assert!(t[i] < (SPIKES + 1) as f64 * period && t[i] > SPIKES as f64 * period);
+        } else {
+            assert_eq!(status[i], Status::Finished, "sample {i}");
+            assert_eq!((events[i], t[i]), (spikes as f64, t_end), "sample {i}");
+        }
+    }
+    assert!(
+        failed > 0 && failed < n,
+        "the sweep must have both: {failed}"
+    );
+    assert_eq!(report.failed, failed);
+}
+
+#[test]
+fn periapsis_passages_come_at_multiples_of_the_period() {
+    // a = 1, mu = 1: period 2 pi. Eccentricities 0.1..0.7, each starting at periapsis.
+    let n = 7;
+    let ecc: Vec<f64> = (0..n).map(|i| 0.1 + 0.1 * i as f64).collect();
+    let mut s = vec![0.0; 4 * n];
+    for i in 0..n {
+        s[i] = 1.0 - ecc[i];
+        s[3 * n + i] = ((1.0 + ecc[i]) / (1.0 - ecc[i])).sqrt();
+    }
+    let mut t = vec![0.0; n];
+    let mut h = vec![1e-3; n];
+    let (mut acc, mut rej, mut events) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut event_t = vec![0.0; 5 * n];
+    let mut event_kind = vec![0.0; 5 * n];
+    let mut event_y = vec![0.0; 20 * n];
+    let d = MODULE.deploy(KeplerPassages, host(2)).unwrap();
+    let mut r = eagle::until_done(
+        &d,
+        1_000_000,
+        KeplerPassagesPlanes {
+            t_end: 40.0,
+            rtol: 1e-13,
+            atol: 1e-15,
+            event_tol: 1e-13,
+            s: eagle::components_mut::<f64, 4>(&mut s).unwrap(),
+            t: &mut t,
+            h: &mut h,
+            accepted: &mut acc,
+            rejected: &mut rej,
+            events: &mut events,
+            event_t: eagle::components_mut::<f64, 5>(&mut event_t).unwrap(),
+            event_kind: eagle::components_mut::<f64, 5>(&mut event_kind).unwrap(),
+            event_y: eagle::components_mut::<f64, 20>(&mut event_y).unwrap(),
+        },
+    )
+    .unwrap();
+    let report = r.run().unwrap();
+    drop(r);
+    assert!(report.done() && report.finished == n, "{report:?}");
+    let period = 2.0 * std::f64::consts::PI;
+    for i in 0..n {
+        assert_eq!(events[i], 5.0, "sample {i}");
+        for k in 0..5 {
+            let got = event_t[k * n + i];
+            let exact = (k + 1) as f64 * period;
+            assert!(
+                (got - exact).abs() < 1e-8,
+                "e = {}, passage {k}: {got} vs {exact}",
+                ecc[i]
+            );
+            // At periapsis: x = 1 - e, y = 0.
+            assert!((event_y[4 * k * n + i] - (1.0 - ecc[i])).abs() < 1e-8);
+        }
+        // Stopped at its 5th passage.
+        assert_eq!(t[i], event_t[4 * n + i]);
+    }
+}
+
+#[test]
+fn an_event_tolerance_that_is_not_positive_is_refused_naming_it() {
+    for tol in [0.0, -1e-9] {
+        let mut b = Balls::new(3);
+        b.tol = tol;
+        let d = MODULE.deploy(Ball, host(1)).unwrap();
+        let e = eagle::until_done(&d, 10, b.planes())
+            .err()
+            .expect("refused");
+        assert!(
+            matches!(&e, Error::ParamNotPositive { plane, .. } if plane == "event_tol"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("event_tol"), "{e}");
+    }
+    let mut b = Balls::new(3);
+    b.tol = f64::NAN;
+    let d = MODULE.deploy(Ball, host(1)).unwrap();
+    let e = eagle::until_done(&d, 10, b.planes())
+        .err()
+        .expect("refused");
+    assert!(matches!(&e, Error::NonFiniteParam { plane, .. } if plane == "event_tol"));
+}
+
+#[test]
+fn a_condition_that_turns_nan_fails_its_sample_only() {
+    // A restitution of NaN makes the first bounce's velocity NaN: that ball fails at its
+    // first bounce, keeping the state from before it; the others bounce on.
+    let mut b = Balls::new(4);
+    b.e[1] = f64::NAN;
+    let d = MODULE.deploy(Ball, host(4)).unwrap();
+    let mut r = eagle::until_done(&d, 1_000_000, b.planes()).unwrap();
+    let report = r.run().unwrap();
+    let status = r.status().to_vec();
+    drop(r);
+    assert_eq!(report.failed, 1, "{report:?}");
+    assert_eq!(status[1], Status::Failed);
+    assert_eq!(b.events[1], 0.0);
+    assert!(
+        b.y[1] > 0.0 && b.y[1] < 1e-2,
+        "kept the state before the bounce"
+    );
+    for i in [0, 2, 3] {
+        assert_eq!((status[i], b.events[i]), (Status::Finished, BOUNCES as f64));
+    }
+}

@@ -32,3 +32,37 @@ fn ring_problems_fit_a_thread_up_to_the_documented_sizes() {
         }
     }
 }
+
+/// The entries of the test kernels with events (tests/kernels: `ball`, `neuron`,
+/// `kepler_passages`, `kepler_watched` in f64 and f32): registers and spills, printed;
+/// the 4-state RK4 ones must not spill in either element type.
+#[test]
+fn event_entries_fit_a_thread() {
+    assert!(
+        find_ptxas().is_some(),
+        "ptxas not found: run scripts/setup.sh or set PTXAS"
+    );
+    let funcs = parse_ptxas(eagle_test_support::PTXAS_REPORT);
+    let names = [
+        "hawk_ball",
+        "hawk_neuron",
+        "hawk_kepler_passages",
+        "hawk_kepler_watched",
+        "hawk_kepler_watched_f32",
+    ];
+    println!("| entry | registers | stack (B) | spill stores (B) | spill loads (B) |");
+    println!("| --- | --- | --- | --- | --- |");
+    for name in names {
+        for entry in [name.to_owned(), format!("{name}_indexed")] {
+            let f = funcs
+                .iter()
+                .find(|f| f.0 == entry)
+                .unwrap_or_else(|| panic!("{entry} not in the report: {funcs:?}"));
+            let (_, regs, stack, stores, loads) = f;
+            println!("| {entry} | {regs} | {stack} | {stores} | {loads} |");
+            if name.starts_with("hawk_kepler_watched") {
+                assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
+            }
+        }
+    }
+}

@@ -264,8 +264,6 @@ impl Events {
             let w = &e.when;
             quote!(#w(__t, __y, #(#inputs),*))
         });
-        let one = quote!(#hawk::methods::splat_f64::<Scalar>(1.0));
-        let zero = quote!(#hawk::methods::splat_f64::<Scalar>(0.0));
         let none = quote!(<<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(false));
         let (planes, record) = match &self.max {
             Some(m) => (
@@ -296,7 +294,7 @@ impl Events {
             None => (
                 quote!(events: &mut Scalar,),
                 quote! {
-                    *events += Scalar::select(__ev.fired, #one, #zero);
+                    #ev::count(__ev.fired, events);
                     let __ev_full = #none;
                     let __ev_stop = #none;
                 },

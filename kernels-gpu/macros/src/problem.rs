@@ -179,7 +179,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     let __last = dt.simd_ge(__remaining);
                     let __h = Scalar::select(__last, __remaining, dt);
                     let __t1 = Scalar::select(__last, t_end, __t0 + __h);
-                    let __y1 = #hawk::methods::rk4_step(&__f, __t0, &__y0, __h);
+                    let __y1 = #hawk::methods::events::with_step(__last, dt, __h, |__h| {
+                        #hawk::methods::rk4_step(&__f, __t0, &__y0, __h)
+                    });
                     let __active = <<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(true);
                     let __step = |__tau: Scalar| #hawk::methods::rk4_step(&__f, __t0, &__y0, __tau);
                     #tail

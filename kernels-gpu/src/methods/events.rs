@@ -181,8 +181,8 @@ pub struct Checked<L: Lane, const N: usize> {
     pub t: L,
     /// The state at that time: located where an event fired, else the step's `y1`.
     pub y: [L; N],
-    /// Active lanes on which a condition was NaN at the step's start or end: the sample
-    /// should fail (no event of that lane fires).
+    /// Active lanes on which a condition is NaN at the step's end: the sample should
+    /// fail (no event of that lane fires; a NaN at the start fires nothing either).
     pub nan: L::Mask,
 }
 
@@ -225,14 +225,54 @@ pub fn check_step<L: Lane, const N: usize, const K: usize>(
 ) -> Checked<L, N> {
     let g0 = g(t0, y0);
     let g1 = g(t1, y1);
+    // NaN at the step's end (the start's value was the previous step's end, checked
+    // then): no event of that lane can fire, and it fails.
     let mut nan = L::Mask::splat(false);
     for k in 0..K {
-        nan |= !g0[k].simd_eq(g0[k]) | !g1[k].simd_eq(g1[k]);
+        nan |= !g1[k].simd_eq(g1[k]);
     }
     let nan = nan & active;
     let live = active & !nan;
     let crossed: [L::Mask; K] =
         core::array::from_fn(|k| events[k].direction.crossed(g0[k], g1[k]) & live);
+    let mut any = L::Mask::splat(false);
+    for c in &crossed {
+        any |= *c;
+    }
+    if !any.any() {
+        return Checked {
+            fired: any,
+            which: lc::<L>(0.0),
+            t: t1,
+            y: *y1,
+            nan,
+        };
+    }
+    locate_first(
+        &g, &step, t0, h, t1, y1, &g0, &g1, &crossed, nan, tol, max_iter,
+    )
+}
+
+/// [`check_step`]'s slow path, for a group in which an event fired: locates each crossed
+/// condition and keeps the earliest per lane. Out of line on the host, so the step without
+/// events keeps its registers.
+#[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(target_arch = "nvptx64"), inline(never), cold)]
+#[cfg_attr(target_arch = "nvptx64", inline(always))]
+fn locate_first<L: Lane, const N: usize, const K: usize>(
+    g: &impl Fn(L, &[L; N]) -> [L; K],
+    step: &impl Fn(L) -> [L; N],
+    t0: L,
+    h: L,
+    t1: L,
+    y1: &[L; N],
+    g0: &[L; K],
+    g1: &[L; K],
+    crossed: &[L::Mask; K],
+    nan: L::Mask,
+    tol: L,
+    max_iter: u32,
+) -> Checked<L, N> {
     let mut out = Checked {
         fired: L::Mask::splat(false),
         which: lc::<L>(0.0),
@@ -247,7 +287,7 @@ pub fn check_step<L: Lane, const N: usize, const K: usize>(
         }
         let at = locate(
             |t, y| g(t, y)[k],
-            &step,
+            step,
             t0,
             h,
             y1,
@@ -266,10 +306,8 @@ pub fn check_step<L: Lane, const N: usize, const K: usize>(
         }
         out.fired |= earlier;
     }
-    if out.fired.any() {
-        let at_end = first.simd_eq(h);
-        out.t = L::select(out.fired & !at_end, t0 + first, t1);
-    }
+    let at_end = first.simd_eq(h);
+    out.t = L::select(out.fired & !at_end, t0 + first, t1);
     out
 }
 
@@ -304,7 +342,7 @@ pub fn record<L: Lane, const N: usize, const M: usize, const S: usize>(
         }
     }
     let full = fired & count.simd_ge(lc::<L>(M as f64));
-    *count += L::select(fired, lc::<L>(1.0), lc::<L>(0.0));
+    self::count(fired, count);
     full
 }
 
@@ -328,3 +366,21 @@ pub fn modify<L: Lane, const N: usize>(
 /// enough for Illinois to reach any tolerance down to an ulp of `t` from a bracket of one
 /// step.
 pub const MAX_ITERATIONS: u32 = 64;
+
+/// Adds one to `count` on the lanes of `fired` (a problem's `events` plane without a
+/// record); nothing to do, and nothing done, when no lane fired.
+#[inline(always)]
+pub fn count<L: Lane>(fired: L::Mask, count: &mut L) {
+    if fired.any() {
+        *count += L::select(fired, lc::<L>(1.0), lc::<L>(0.0));
+    }
+}
+
+/// `f(h)`, with `h` the shared `dt` itself where no lane's step is `last` (shortened to
+/// land on `t_end`: there `h` holds the shortened steps). The values are the same either
+/// way; a shared step lets the compiler compute what depends on it once per launch rather
+/// than once per step (RK4's `h / 6`, a division).
+#[inline(always)]
+pub fn with_step<L: Lane, T>(last: L::Mask, dt: L, h: L, f: impl Fn(L) -> T) -> T {
+    if last.any() { f(h) } else { f(dt) }
+}

@@ -160,3 +160,20 @@ pub fn kepler_watched(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
 pub fn inside_origin(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
     s[0] * s[0] + s[1] * s[1]
 }
+
+/// [`kepler_watched`] in `f32`: the event-carrying entries must fit a GPU thread in both
+/// element types (tests/it/register_table.rs).
+#[problem(
+    method = "rk4",
+    real = "f32",
+    event(when = inside_origin_f32, direction = "falling", then = "count")
+)]
+pub fn kepler_watched_f32(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
+    kepler_rhs(s)
+}
+
+/// [`inside_origin`] in `f32`.
+#[helper(real = "f32")]
+pub fn inside_origin_f32(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
+    s[0] * s[0] + s[1] * s[1]
+}

@@ -35,3 +35,7 @@ pub mod trust {}
 /// Chapter 9: array planes, tables and problems (`#[problem]`).
 #[doc = include_str!("../docs/guide/09-arrays-and-problems.md")]
 pub mod arrays_and_problems {}
+
+/// Chapter 10: events (a condition crossing zero inside a step, located and acted on).
+#[doc = include_str!("../docs/guide/10-events.md")]
+pub mod events {}

@@ -6,8 +6,8 @@
 
 use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
 use vdp_kernels::{
-    Oscillator, OscillatorPlanes, VanDerPol, VanDerPolByHand, VanDerPolByHandPlanes,
-    VanDerPolPlanes,
+    Ball, BallPlanes, Oscillator, OscillatorPlanes, VanDerPol, VanDerPolByHand,
+    VanDerPolByHandPlanes, VanDerPolPlanes,
 };
 
 /// The sweep's state planes after a run.
@@ -194,6 +194,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(same_bits(&on_host, &on_emulated), "damped oscillator: host != emulated");
     println!("oscillator, own module: host team == emulated device: bit for bit");
 
+    // Events: ten bouncing balls, each bounce located inside its step.
+    let on_host = bounces(module.deploy(Ball, Target::Host(Default::default()))?)?;
+    let on_emulated = bounces(module.deploy(Ball, Target::Emulated)?)?;
+    assert!(same_bits(&on_host, &on_emulated), "bouncing balls: host != emulated");
+    println!("bouncing balls: host team == emulated device: bit for bit");
+
     // The best team: a GPU when one is usable (from this crate's cubin or PTX), else the
     // host. Every team gives the same bits.
     let best = module.deploy(VanDerPol, eagle::Target::Best)?;
@@ -229,3 +235,48 @@ fn damped(deployed: Deployed<Oscillator>) -> Result<Vec<f64>, Error> {
     drop(runner);
     Ok(x)
 }
+
+/// The bounce times (bounce-major, 10 x 10) of 10 balls dropped from height 1, restitution
+/// in [0.5, 0.9], each checked against the closed form.
+fn bounces(deployed: Deployed<Ball>) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    let n = 10;
+    let e: Vec<f64> = (0..n)
+        .map(|i| 0.5 + 0.4 * i as f64 / (n - 1) as f64)
+        .collect();
+    let mut y = vec![0.0; 2 * n];
+    y[..n].fill(1.0);
+    let (mut t, mut events) = (vec![0.0; n], vec![0.0; n]);
+    let (mut times, mut kinds, mut states) =
+        (vec![0.0; 10 * n], vec![0.0; 10 * n], vec![0.0; 20 * n]);
+    let planes = BallPlanes {
+        e: &e,
+        dt: 1e-3,
+        t_end: 100.0,
+        event_tol: 1e-12,
+        y: eagle::components_mut::<f64, 2>(&mut y)?,
+        t: &mut t,
+        events: &mut events,
+        event_t: eagle::components_mut::<f64, 10>(&mut times)?,
+        event_kind: eagle::components_mut::<f64, 10>(&mut kinds)?,
+        event_y: eagle::components_mut::<f64, 20>(&mut states)?,
+    };
+    let mut runner = eagle::until_done(&deployed, 1_000_000, planes)?;
+    runner.run()?;
+    runner.to_host()?;
+    drop(runner);
+    let first = (2.0f64 / 9.81).sqrt();
+    for i in 0..n {
+        let mut exact = first;
+        for k in 0..10 {
+            if k > 0 {
+                exact += 2.0 * e[i].powi(k as i32) * first;
+            }
+            let got = times[k * n + i];
+            if (got - exact).abs() >= 1e-9 {
+                return Err(format!("ball {i}, bounce {k}: {got} vs {exact}").into());
+            }
+        }
+    }
+    Ok(times)
+}
+

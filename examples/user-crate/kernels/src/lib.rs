@@ -1,7 +1,8 @@
 //! Van der Pol oscillators, `x'' - mu (1 - x^2) x' + x = 0`, one per sample, swept over
 //! `mu`, with the adaptive Tsitouras 5(4) method of `hawk::methods`: a kernel eagle does not
 //! ship, in a crate of its own, as a problem (a right-hand side and a method) and the same
-//! kernel written by hand; and a damped oscillator named like eagle's built-in one.
+//! kernel written by hand; a damped oscillator named like eagle's built-in one; and a
+//! bouncing ball, a problem with an event.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
@@ -84,4 +85,30 @@ pub fn oscillator(
     *v = v0 - dt * (omega * omega * x0 + Scalar::splat(0.1) * v0);
     *t += dt;
     *terminated = t.simd_ge(t_end);
+}
+
+/// A bouncing ball with restitution `e` per sample: an event where the height falls
+/// through zero bounces it (`bounce`), each bounce is recorded (up to 10), and the ball
+/// finishes at its 10th.
+#[problem(
+    method = "rk4",
+    event(when = ground, direction = "falling", then = bounce),
+    max_events = 10,
+    when_full = "stop"
+)]
+pub fn ball(_t: Scalar, y: &[Scalar; 2], e: Scalar) -> [Scalar; 2] {
+    let _ = e;
+    [y[1], Scalar::splat(-9.81)]
+}
+
+/// The ball's height: the bounce condition.
+#[helper]
+pub fn ground(_t: Scalar, y: &[Scalar; 2], _e: Scalar) -> Scalar {
+    y[0]
+}
+
+/// A bounce: on the ground, the velocity reversed and scaled by `e`.
+#[helper]
+pub fn bounce(_t: Scalar, y: &[Scalar; 2], e: Scalar) -> [Scalar; 2] {
+    [Scalar::splat(0.0), -e * y[1]]
 }

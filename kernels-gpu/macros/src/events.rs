@@ -338,3 +338,45 @@ impl Events {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{helper, problem};
+    use quote::quote;
+
+    /// A problem's identity folds in its event helpers' identity constants, and a helper's
+    /// constant changes with its body.
+    #[test]
+    fn identity_covers_the_event_helpers() {
+        let out = problem::expand(
+            quote!(method = "rk4", event(when = my::ground, then = bounce)),
+            quote!(
+                pub fn ball(_t: Scalar, y: &[Scalar; 2]) -> [Scalar; 2] {
+                    [y[1], -y[0]]
+                }
+            ),
+        )
+        .unwrap()
+        .to_string();
+        assert!(out.contains("my :: __HAWK_ID_GROUND"), "{out}");
+        assert!(out.contains("__HAWK_ID_BOUNCE"), "{out}");
+        let id = |body: proc_macro2::TokenStream| {
+            let out = helper::expand(
+                quote!(),
+                quote!(fn ground(_t: Scalar, y: &[Scalar; 2]) -> Scalar { #body }),
+            )
+            .unwrap()
+            .to_string();
+            out.split("__HAWK_ID_GROUND : u64 =")
+                .nth(1)
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .trim()
+                .to_owned()
+        };
+        assert_eq!(id(quote!(y[0])), id(quote!(y[0])));
+        assert_ne!(id(quote!(y[0])), id(quote!(y[1])));
+    }
+}

@@ -22,10 +22,10 @@
 mod checks;
 mod events;
 mod generate;
-mod helper;
+pub(crate) mod helper;
 mod identity;
 mod parse;
-mod problem;
+pub(crate) mod problem;
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;

@@ -228,8 +228,8 @@ pub fn check_step<L: Lane, const N: usize, const K: usize>(
     // NaN at the step's end (the start's value was the previous step's end, checked
     // then): no event of that lane can fire, and it fails.
     let mut nan = L::Mask::splat(false);
-    for k in 0..K {
-        nan |= !g1[k].simd_eq(g1[k]);
+    for g in &g1 {
+        nan |= !g.simd_eq(*g);
     }
     let nan = nan & active;
     let live = active & !nan;

@@ -349,3 +349,138 @@ fn a_condition_that_turns_nan_fails_its_sample_only() {
         assert_eq!((status[i], b.events[i]), (Status::Finished, BOUNCES as f64));
     }
 }
+
+/// Concentrations after doses: `c0 e^{-k t}` plus each dose given by `t`, decayed since.
+fn dosed(c0: f64, k: f64, amount: f64, doses: &[f64], t: f64) -> f64 {
+    c0 * (-k * t).exp()
+        + doses
+            .iter()
+            .filter(|&&d| d <= t)
+            .map(|d| amount * (-k * (t - d)).exp())
+            .sum::<f64>()
+}
+
+/// A dosing sweep: elimination rate 0.5..1.5, dose 1..2, three dose times per sample
+/// (given out of order; the last sample's third one after `t_end`, so never given).
+struct Doses {
+    k_el: Vec<f64>,
+    amount: Vec<f64>,
+    stop_t: Vec<f64>,
+    c: Vec<f64>,
+    t: Vec<f64>,
+}
+
+impl Doses {
+    fn new(n: usize) -> Self {
+        let mut stop_t = vec![0.0; 3 * n];
+        for i in 0..n {
+            stop_t[i] = 2.5;
+            stop_t[n + i] = 1.0 + 0.1 * i as f64;
+            stop_t[2 * n + i] = if i == n - 1 {
+                99.0
+            } else {
+                4.0 - 0.05 * i as f64
+            };
+        }
+        Doses {
+            k_el: (0..n).map(|i| 0.5 + i as f64 / (n - 1) as f64).collect(),
+            amount: (0..n).map(|i| 1.0 + i as f64 / (n - 1) as f64).collect(),
+            stop_t,
+            c: vec![0.5; n],
+            t: vec![0.0; n],
+        }
+    }
+
+    fn check(&self, t_end: f64, tol: f64) {
+        let n = self.t.len();
+        for i in 0..n {
+            let doses = [self.stop_t[i], self.stop_t[n + i], self.stop_t[2 * n + i]];
+            let want = dosed(0.5, self.k_el[i], self.amount[i], &doses, t_end);
+            assert_eq!(self.t[i], t_end);
+            assert!(
+                ((self.c[i] - want) / want).abs() < tol,
+                "sample {i}: {} vs {want}",
+                self.c[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn doses_at_stop_times_match_the_closed_form_on_every_team() {
+    use eagle_test_support::{Dosing, DosingPlanes, DosingRk4, DosingRk4Planes};
+    let n = 8;
+    let t_end = 5.0;
+    let adaptive = |target: Target| {
+        let mut d = Doses::new(n);
+        let (mut h, mut acc, mut rej) = (vec![1e-3; n], vec![0.0; n], vec![0.0; n]);
+        let deployed = MODULE.deploy(Dosing, target).unwrap();
+        let mut r = eagle::until_done(
+            &deployed,
+            100_000,
+            DosingPlanes {
+                k_el: &d.k_el,
+                amount: &d.amount,
+                t_end,
+                rtol: 1e-12,
+                atol: 1e-14,
+                c: [&mut d.c],
+                t: &mut d.t,
+                h: &mut h,
+                accepted: &mut acc,
+                rejected: &mut rej,
+                stop_t: eagle::components::<f64, 3>(&d.stop_t).unwrap(),
+            },
+        )
+        .unwrap();
+        assert!(r.run().unwrap().done());
+        r.to_host().unwrap();
+        drop(r);
+        d
+    };
+    let on_host = adaptive(host(4));
+    on_host.check(t_end, 1e-10);
+    let emulated = adaptive(Target::Emulated);
+    assert!(
+        on_host
+            .c
+            .iter()
+            .zip(&emulated.c)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "tsit5 dosing: emulated != host"
+    );
+
+    let fixed = |target: Target| {
+        let mut d = Doses::new(n);
+        let deployed = MODULE.deploy(DosingRk4, target).unwrap();
+        let mut r = eagle::until_done(
+            &deployed,
+            100_000,
+            DosingRk4Planes {
+                k_el: &d.k_el,
+                amount: &d.amount,
+                dt: 1e-3,
+                t_end,
+                c: [&mut d.c],
+                t: &mut d.t,
+                stop_t: eagle::components::<f64, 3>(&d.stop_t).unwrap(),
+            },
+        )
+        .unwrap();
+        assert!(r.run().unwrap().done());
+        r.to_host().unwrap();
+        drop(r);
+        d
+    };
+    let on_host = fixed(host(2));
+    on_host.check(t_end, 1e-10);
+    let emulated = fixed(Target::Emulated);
+    assert!(
+        on_host
+            .c
+            .iter()
+            .zip(&emulated.c)
+            .all(|(a, b)| a.to_bits() == b.to_bits()),
+        "rk4 dosing: emulated != host"
+    );
+}

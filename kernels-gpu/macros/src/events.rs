@@ -15,6 +15,10 @@
 //! `event_kind` (`M` each) and `event_y` (`M * N`). `when_full = "fail"` (the default)
 //! fails a sample whose record is full when another event fires; `"stop"` finishes it at
 //! the event that fills the record.
+//!
+//! `stop(times = S, then = action)` adds the per-sample input plane `stop_t: [Scalar; S]`:
+//! each step lands exactly on the next of those times (fixed steps are shortened to it,
+//! adaptive ones clipped as for save times), and the optional action runs there.
 
 use crate::helper;
 use proc_macro2::TokenStream;
@@ -44,6 +48,8 @@ pub struct Events {
     max: Option<Expr>,
     stop_when_full: Option<bool>,
     span: Option<proc_macro2::Span>,
+    /// `stop(times = S, then = action)`: `S` stop times per sample, an optional action.
+    stops: Option<(Expr, Option<Path>)>,
 }
 
 /// The code a problem's kernel gets for its events.
@@ -54,6 +60,9 @@ pub struct Code {
     pub flags: TokenStream,
     /// The planes (`events`, and the record).
     pub planes: TokenStream,
+    /// The statements before the step: `__next_stop`, each lane's next stop time (`+inf`
+    /// without stops).
+    pub pre: TokenStream,
     /// The statements after the step: they set the time and state planes, the count and
     /// record, and `__ev_stop`, `__ev_fail` (the masks of samples to stop and to fail).
     pub tail: TokenStream,
@@ -160,6 +169,47 @@ impl Events {
             });
             return Ok(true);
         }
+        if m.path().is_ident("stop") {
+            let syntax = "write `stop(times = S, then = <action helper>)`: S stop times per \
+                sample (the input plane `stop_t: [Scalar; S]`), an optional action";
+            let Meta::List(list) = m else {
+                return Err(syn::Error::new(m.span(), syntax));
+            };
+            let items = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+            let (mut times, mut then) = (None, None);
+            for item in items {
+                match &item {
+                    Meta::NameValue(nv) if nv.path.is_ident("times") => {
+                        if let Expr::Lit(l) = &nv.value
+                            && let Lit::Int(i) = &l.lit
+                            && i.base10_parse::<u64>()? == 0
+                        {
+                            return Err(syn::Error::new(i.span(), "a stop needs at least 1 time"));
+                        }
+                        times = Some(nv.value.clone());
+                    }
+                    Meta::NameValue(nv) if nv.path.is_ident("then") => {
+                        then = Some(path_of(&nv.value).ok_or_else(|| {
+                            syn::Error::new(
+                                nv.value.span(),
+                                "`then` names a #[helper] action `fn(t, y, inputs...) -> \
+                                 [Scalar; N]` giving the new state",
+                            )
+                        })?);
+                    }
+                    _ => return Err(syn::Error::new(item.span(), syntax)),
+                }
+            }
+            let times = times.ok_or_else(|| syn::Error::new(list.span(), syntax))?;
+            if self.stops.is_some() {
+                return Err(syn::Error::new(
+                    list.span(),
+                    "a problem takes one `stop(..)`",
+                ));
+            }
+            self.stops = Some((times, then));
+            return Ok(true);
+        }
         if m.path().is_ident("max_events") {
             let Meta::NameValue(nv) = m else {
                 return Err(syn::Error::new(m.span(), "write `max_events = 16`"));
@@ -201,6 +251,11 @@ impl Events {
         !self.list.is_empty()
     }
 
+    /// Whether the problem's kernel checks events or lands on stops after each step.
+    pub fn rich(&self) -> bool {
+        self.any() || self.stops.is_some()
+    }
+
     /// Record settings need events, and `when_full` a record.
     pub fn check(&self) -> syn::Result<()> {
         if !self.any() && (self.max.is_some() || self.stop_when_full.is_some()) {
@@ -226,6 +281,10 @@ impl Events {
             last.ident = helper::id_const(&last.ident);
             quote!(#p)
         };
+        let stop = self
+            .stops
+            .as_ref()
+            .and_then(|(_, then)| then.as_ref().map(id));
         self.list
             .iter()
             .flat_map(|e| {
@@ -235,22 +294,41 @@ impl Events {
                 };
                 [Some(id(&e.when)), then].into_iter().flatten()
             })
+            .chain(stop)
             .collect()
     }
 
-    /// The kernel's code for the events of a problem with state `y: [Scalar; n]`, time
-    /// plane `time` and right-hand side inputs `inputs` (in order).
+    /// The kernel's code for the events and stops of a problem with state
+    /// `y: [Scalar; n]`, time plane `time` and right-hand side inputs `inputs` (in order).
     pub fn code(&self, hawk: &Path, y: &Ident, n: &Expr, time: &Ident, inputs: &[Ident]) -> Code {
-        if !self.any() {
-            return Code {
-                params: quote!(),
-                flags: quote!(),
-                planes: quote!(),
-                tail: quote!(),
-            };
-        }
-        let k = self.list.len();
         let ev = quote!(#hawk::methods::events);
+        let none = quote!(<<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(false));
+        let (stop_plane, pre, land) = match &self.stops {
+            Some((times, then)) => {
+                let act = then.as_ref().map(|p| {
+                    quote! {
+                        #ev::modify(__at_stop & !__ev_stop, #y, |__y| {
+                            #p(__ev.t, __y, #(#inputs),*)
+                        });
+                    }
+                });
+                (
+                    quote!(stop_t: [Scalar; #times],),
+                    quote!(let __next_stop = #ev::next_stop(&stop_t, *#time);),
+                    quote! {
+                        // Landed on a stop time (not cut short by an event).
+                        let __at_stop = __active & __t1.simd_eq(__next_stop) & __ev.t.simd_eq(__t1);
+                        #act
+                    },
+                )
+            }
+            None => (
+                quote!(),
+                quote!(let __next_stop = #hawk::methods::splat_f64::<Scalar>(f64::INFINITY);),
+                quote!(),
+            ),
+        };
+        let k = self.list.len();
         let specs = self.list.iter().map(|e| {
             let d = &e.direction;
             let a = match e.then {
@@ -264,9 +342,15 @@ impl Events {
             let w = &e.when;
             quote!(#w(__t, __y, #(#inputs),*))
         });
-        let none = quote!(<<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(false));
-        let (planes, record) = match &self.max {
-            Some(m) => (
+        let (planes, record) = match (&self.max, self.any()) {
+            (_, false) => (
+                quote!(),
+                quote! {
+                    let __ev_full = #none;
+                    let __ev_stop = #none;
+                },
+            ),
+            (Some(m), true) => (
                 quote! {
                     events: &mut Scalar,
                     event_t: &mut [Scalar; #m],
@@ -291,7 +375,7 @@ impl Events {
                     }
                 },
             ),
-            None => (
+            (None, true) => (
                 quote!(events: &mut Scalar,),
                 quote! {
                     #ev::count(__ev.fired, events);
@@ -309,11 +393,16 @@ impl Events {
                 });
             },
         });
+        let tol = if self.any() {
+            quote!(event_tol)
+        } else {
+            quote!(#hawk::methods::splat_f64::<Scalar>(1.0))
+        };
         let tail = quote! {
             const __EVENTS: [#ev::Event; #k] = [#(#specs),*];
             let __ev = #ev::check_step(
                 &__EVENTS,
-                |__t: Scalar, __y: &[Scalar; #n]| [#(#conditions),*],
+                |__t: Scalar, __y: &[Scalar; #n]| -> [Scalar; #k] { [#(#conditions),*] },
                 __step,
                 __t0,
                 &__y0,
@@ -321,19 +410,25 @@ impl Events {
                 __t1,
                 &__y1,
                 __active,
-                event_tol,
+                #tol,
                 #ev::MAX_ITERATIONS,
             );
             *#time = __ev.t;
             *#y = __ev.y;
             #record
             #(#actions)*
+            #land
             let __ev_fail = __ev.nan | (__ev_full & !__ev_stop);
         };
         Code {
-            params: quote!(event_tol: Param,),
+            params: if self.any() {
+                quote!(event_tol: Param,)
+            } else {
+                quote!()
+            },
             flags: quote!(failed: &mut Failed,),
-            planes,
+            planes: quote!(#stop_plane #planes),
+            pre,
             tail,
         }
     }

@@ -60,6 +60,14 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   and steps land on save times.
 ///
 /// The state and time planes take the names of the function's arguments (`_t` gives `t`).
+///
+/// Events and stops (eagle's guide, chapter 10): `event(when = g, direction = "falling",
+/// then = action | "terminate" | "count")` (any number), `max_events = M` and
+/// `when_full = "fail" | "stop"` for a record of each sample's events, and `stop(times =
+/// S, then = action)` for steps that land on given times. They add the param `event_tol`
+/// and the planes `events`, `event_t`, `event_kind`, `event_y` and `stop_t`; `rk4` then
+/// also takes `failed` and shortens its last step to land on `t_end`.
+///
 /// Other settings (`steps`, `real`, `crate`) are `#[kernel]`'s.
 #[proc_macro_attribute]
 pub fn problem(attr: TokenStream, item: TokenStream) -> TokenStream {

@@ -156,8 +156,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let ev_code = ev.code(hawk, y, n, time, &input_names);
     let (ev_params, ev_flags, ev_planes) = (&ev_code.params, &ev_code.flags, &ev_code.planes);
     let kernel_item = match method {
-        Method::Rk4 if ev.any() => {
-            let tail = &ev_code.tail;
+        Method::Rk4 if ev.rich() => {
+            let (pre, tail) = (&ev_code.pre, &ev_code.tail);
             quote! {
                 #(#attrs)*
                 #vis fn #name(
@@ -174,11 +174,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     #rhs_struct
                     let __t0 = *#time;
                     let __y0 = *#y;
-                    // The step lands on `t_end` exactly (events move the grid).
-                    let __remaining = t_end - __t0;
+                    #pre
+                    // The step lands on the next stop or `t_end` exactly (events move the
+                    // grid).
+                    let __end = t_end.min(__next_stop);
+                    let __remaining = __end - __t0;
                     let __last = dt.simd_ge(__remaining);
                     let __h = Scalar::select(__last, __remaining, dt);
-                    let __t1 = Scalar::select(__last, t_end, __t0 + __h);
+                    let __t1 = Scalar::select(__last, __end, __t0 + __h);
                     let __y1 = #hawk::methods::events::with_step(__last, dt, __h, |__h| {
                         #hawk::methods::rk4_step(&__f, __t0, &__y0, __h)
                     });
@@ -206,9 +209,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 *terminated = #time.simd_ge(t_end - dt * Scalar::splat(0.5));
             }
         },
-        Method::Adaptive(tableau) if ev.any() => {
+        Method::Adaptive(tableau) if ev.rich() => {
             let tableau = Ident::new(tableau, Span::call_site());
-            let tail = &ev_code.tail;
+            let (pre, tail) = (&ev_code.pre, &ev_code.tail);
             quote! {
                 #(#attrs)*
                 #vis fn #name(
@@ -230,7 +233,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     #rhs_struct
                     let __t0 = *#time;
                     let __y0 = *#y;
-                    let __h = #hawk::methods::step_length(__t0, *h, t_end, next_save).step;
+                    #pre
+                    // Steps land on save times and stop times alike.
+                    let __target = next_save.min(__next_stop);
+                    let __h = #hawk::methods::step_length(__t0, *h, t_end, __target).step;
                     let mut __s = #hawk::methods::AdaptiveState {
                         t: __t0,
                         y: __y0,
@@ -244,7 +250,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                         &mut __s,
                         &#hawk::methods::Settings { rtol, atol, t_end },
                         &#hawk::methods::StepControl::DEFAULT,
-                        next_save,
+                        __target,
                     );
                     let (__t1, __y1, __active) = (__s.t, __s.y, __out.accepted);
                     let __step = |__tau: Scalar| {
@@ -312,6 +318,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     };
     if ev.any() {
         kernel_attr.push(syn::parse_quote!(positive = [#positive, event_tol]));
+    } else if ev.rich() {
+        kernel_attr.push(syn::parse_quote!(positive = [#positive]));
     }
     let mut def = parse::parse(quote!(#(#kernel_attr),*), kernel_item)?;
     // The kernel calls the right-hand side: its identity covers it too, and the event

@@ -384,3 +384,14 @@ pub fn count<L: Lane>(fired: L::Mask, count: &mut L) {
 pub fn with_step<L: Lane, T>(last: L::Mask, dt: L, h: L, f: impl Fn(L) -> T) -> T {
     if last.any() { f(h) } else { f(dt) }
 }
+
+/// Each lane's next stop time after `t`: the smallest of `times` that is greater than
+/// `t`, `+inf` when none is (a problem's discrete stops, `stop(times = S)`).
+#[inline(always)]
+pub fn next_stop<L: Lane, const S: usize>(times: &[L; S], t: L) -> L {
+    let mut next = lc::<L>(f64::INFINITY);
+    for &s in times {
+        next = L::select(s.simd_gt(t) & s.simd_lt(next), s, next);
+    }
+    next
+}

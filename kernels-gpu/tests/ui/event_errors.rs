@@ -35,4 +35,14 @@ fn branchy(_t: Scalar, y: &[Scalar; 2]) -> Scalar {
     if y[0].simd_gt(Scalar::splat(0.0)).any() { y[0] } else { y[1] }
 }
 
+#[problem(method = "rk4", stop(times = 0))]
+fn no_stop_times(_t: Scalar, y: &[Scalar; 2]) -> [Scalar; 2] {
+    [y[1], -y[0]]
+}
+
+#[problem(method = "rk4", stop(then = ground))]
+fn stop_without_times(_t: Scalar, y: &[Scalar; 2]) -> [Scalar; 2] {
+    [y[1], -y[0]]
+}
+
 fn main() {}

@@ -177,3 +177,24 @@ pub fn kepler_watched_f32(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
 pub fn inside_origin_f32(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
     s[0] * s[0] + s[1] * s[1]
 }
+
+/// One-compartment elimination `c' = -k_el c` with a dose of `amount` added at each of 3
+/// stop times per sample (`stop_t`), Tsitouras 5(4): the steps land on each dose time.
+#[problem(method = "tsit5", stop(times = 3, then = dose))]
+pub fn dosing(_t: Scalar, c: &[Scalar; 1], k_el: Scalar, amount: Scalar) -> [Scalar; 1] {
+    let _ = amount;
+    [-k_el * c[0]]
+}
+
+/// [`dosing`] with RK4 at a fixed step.
+#[problem(method = "rk4", stop(times = 3, then = dose))]
+pub fn dosing_rk4(_t: Scalar, c: &[Scalar; 1], k_el: Scalar, amount: Scalar) -> [Scalar; 1] {
+    let _ = amount;
+    [-k_el * c[0]]
+}
+
+/// A dose: `amount` added to the concentration.
+#[helper]
+pub fn dose(_t: Scalar, c: &[Scalar; 1], _k_el: Scalar, amount: Scalar) -> [Scalar; 1] {
+    [c[0] + amount]
+}

@@ -155,3 +155,107 @@ fn a_crossing_at_the_step_end_is_located_there_without_iterating() {
     );
     assert_eq!((at.tau, at.y, at.iterations), (0.5, [1.0], 0));
 }
+
+/// Three conditions on `y = t` over the step [0, 1]: `t - 0.7` (rising), `t - 0.3`
+/// (falling: it rises, so it never fires) and `0.3 - t` (falling, at 0.3): the earliest
+/// that fires acts; the step ends there, with its state; a tie goes to the lower index.
+#[test]
+fn check_step_picks_the_earliest_event_and_breaks_ties_by_index() {
+    use hawk::methods::events::{Action, Event, check_step};
+    let ev = |direction| Event {
+        direction,
+        action: Action::Count,
+    };
+    let events = [
+        ev(Direction::Rising),
+        ev(Direction::Falling),
+        ev(Direction::Falling),
+    ];
+    let g = |t: f64, y: &[f64; 1]| [y[0] - 0.7, y[0] - 0.3, 0.3 - t];
+    let step = |tau: f64| [tau];
+    let c = check_step(
+        &events,
+        g,
+        step,
+        0.0,
+        &[0.0],
+        1.0,
+        1.0,
+        &[1.0],
+        true,
+        1e-14,
+        64,
+    );
+    assert!(c.fired && !c.nan);
+    assert_eq!(c.which, 2.0);
+    assert!((c.t - 0.3).abs() < 1e-14 && c.t >= 0.3, "{}", c.t);
+    assert_eq!(c.y, [c.t]);
+    // Two conditions with the same root: the first declared acts.
+    let g = |t: f64, _y: &[f64; 1]| [t - 0.5, t - 0.5, 1.0];
+    let events = [
+        ev(Direction::Either),
+        ev(Direction::Rising),
+        ev(Direction::Rising),
+    ];
+    let c = check_step(
+        &events,
+        g,
+        step,
+        0.0,
+        &[0.0],
+        1.0,
+        1.0,
+        &[1.0],
+        true,
+        1e-14,
+        64,
+    );
+    assert_eq!(c.which, 0.0);
+    // Nothing fires: the step's own end; an inactive lane fires nothing.
+    let g = |t: f64, _y: &[f64; 1]| [t - 2.0, t + 1.0, 1.0];
+    let c = check_step(
+        &events,
+        g,
+        step,
+        0.0,
+        &[0.0],
+        1.0,
+        1.0,
+        &[1.0],
+        true,
+        1e-14,
+        64,
+    );
+    assert!(!c.fired && c.t == 1.0 && c.y == [1.0]);
+    let g = |t: f64, _y: &[f64; 1]| [t - 0.5, t - 0.5, 1.0];
+    let c = check_step(
+        &events,
+        g,
+        step,
+        0.0,
+        &[0.0],
+        1.0,
+        1.0,
+        &[1.0],
+        false,
+        1e-14,
+        64,
+    );
+    assert!(!c.fired && c.t == 1.0);
+    // A NaN condition at the step's end: no event, the lane is marked.
+    let g = |t: f64, _y: &[f64; 1]| [t - 0.5, f64::NAN, 1.0];
+    let c = check_step(
+        &events,
+        g,
+        step,
+        0.0,
+        &[0.0],
+        1.0,
+        1.0,
+        &[1.0],
+        true,
+        1e-14,
+        64,
+    );
+    assert!(c.nan && !c.fired);
+}

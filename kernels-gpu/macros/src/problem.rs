@@ -211,6 +211,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         },
         Method::Adaptive(tableau) if ev.rich() => {
             let tableau = Ident::new(tableau, Span::call_site());
+            let attempt =
+                adaptive_attempt(hawk, &tableau, quote!(__t0), quote!(__y0), quote!(__target));
             let (pre, tail) = (&ev_code.pre, &ev_code.tail);
             quote! {
                 #(#attrs)*
@@ -237,21 +239,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     // Steps land on save times and stop times alike.
                     let __target = next_save.min(__next_stop);
                     let __h = #hawk::methods::step_length(__t0, *h, t_end, __target).step;
-                    let mut __s = #hawk::methods::AdaptiveState {
-                        t: __t0,
-                        y: __y0,
-                        h: *h,
-                        accepted: *accepted,
-                        rejected: *rejected,
-                    };
-                    let __out = #hawk::methods::adaptive_step_to(
-                        &__f,
-                        &#hawk::methods::#tableau,
-                        &mut __s,
-                        &#hawk::methods::Settings { rtol, atol, t_end },
-                        &#hawk::methods::StepControl::DEFAULT,
-                        __target,
-                    );
+                    #attempt
                     let (__t1, __y1, __active) = (__s.t, __s.y, __out.accepted);
                     let __step = |__tau: Scalar| {
                         #hawk::methods::embedded_step(&__f, &#hawk::methods::#tableau, __t0, &__y0, __tau).y
@@ -267,6 +255,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
         Method::Adaptive(tableau) => {
             let tableau = Ident::new(tableau, Span::call_site());
+            let attempt = adaptive_attempt(
+                hawk,
+                &tableau,
+                quote!(*#time),
+                quote!(*#y),
+                quote!(next_save),
+            );
             quote! {
                 #(#attrs)*
                 #vis fn #name(
@@ -284,21 +279,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     next_save: NextSave,
                 ) {
                     #rhs_struct
-                    let mut __s = #hawk::methods::AdaptiveState {
-                        t: *#time,
-                        y: *#y,
-                        h: *h,
-                        accepted: *accepted,
-                        rejected: *rejected,
-                    };
-                    let __out = #hawk::methods::adaptive_step_to(
-                        &__f,
-                        &#hawk::methods::#tableau,
-                        &mut __s,
-                        &#hawk::methods::Settings { rtol, atol, t_end },
-                        &#hawk::methods::StepControl::DEFAULT,
-                        next_save,
-                    );
+                    #attempt
                     *#y = __s.y;
                     *#time = __s.t;
                     *h = __s.h;
@@ -329,6 +310,35 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut out = rhs_fn;
     out.extend(generate::generate(&def));
     Ok(out)
+}
+
+/// One attempted adaptive step with `tableau` from time `t` and state `y`, landing on
+/// `target`: `__s` (the state after it) and `__out` (its outcome), from the kernel's `h`,
+/// `accepted` and `rejected` planes and its `rtol`, `atol` and `t_end` params.
+fn adaptive_attempt(
+    hawk: &syn::Path,
+    tableau: &Ident,
+    t: TokenStream,
+    y: TokenStream,
+    target: TokenStream,
+) -> TokenStream {
+    quote! {
+        let mut __s = #hawk::methods::AdaptiveState {
+            t: #t,
+            y: #y,
+            h: *h,
+            accepted: *accepted,
+            rejected: *rejected,
+        };
+        let __out = #hawk::methods::adaptive_step_to(
+            &__f,
+            &#hawk::methods::#tableau,
+            &mut __s,
+            &#hawk::methods::Settings { rtol, atol, t_end },
+            &#hawk::methods::StepControl::DEFAULT,
+            #target,
+        );
+    }
 }
 
 /// The smallest kernel, to read the settings through `#[kernel]`'s own parser.

@@ -35,7 +35,8 @@ use proc_macro2::TokenStream as TokenStream2;
 /// Settings: `steps = "auto"` (default) or `steps = 64` (a fixed k per launch),
 /// `real = "f64"` (default) or `real = "f32"` for the element type of every plane,
 /// `time = t` to name the kernel's time plane (a `&mut Scalar` argument; needed to save
-/// points at times, see `Kernel::TIME`), and
+/// points at times, see `Kernel::TIME`), `positive = [dt]` for params a run refuses
+/// unless positive (`Kernel::POSITIVE`), and
 /// `crate = eagle::hawk` (default `::hawk`) for where the generated code finds `hawk`, in a
 /// crate that depends on `eagle` only: `#[eagle::hawk::kernel(crate = eagle::hawk)]`.
 #[proc_macro_attribute]

@@ -57,6 +57,7 @@ pub mod kernel;
 pub mod lane;
 pub mod math;
 pub mod methods;
+pub mod random;
 // Save points written from inside a launch: plumbing, like `advance`.
 #[doc(hidden)]
 pub mod save;

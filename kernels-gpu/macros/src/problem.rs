@@ -176,12 +176,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     let __y0 = *#y;
                     #pre
                     // The step lands on the next stop or `t_end` exactly (events move the
-                    // grid).
-                    let __end = t_end.min(__next_stop);
-                    let __remaining = __end - __t0;
-                    let __last = dt.simd_ge(__remaining);
-                    let __h = Scalar::select(__last, __remaining, dt);
-                    let __t1 = Scalar::select(__last, __end, __t0 + __h);
+                    // grid), as an adaptive step lands on a save time.
+                    let #hawk::methods::StepLength { step: __h, t_new: __t1, last: __last, .. } =
+                        #hawk::methods::step_length(__t0, dt, t_end, __next_stop);
                     let __y1 = #hawk::methods::events::with_step(__last, dt, __h, |__h| {
                         #hawk::methods::rk4_step(&__f, __t0, &__y0, __h)
                     });

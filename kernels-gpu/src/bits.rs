@@ -22,6 +22,13 @@ pub trait IntLane: Copy + Send + Sync + Debug {
     fn and(self, o: Self) -> Self;
     /// Per lane bitwise or.
     fn or(self, o: Self) -> Self;
+    /// Per lane bitwise exclusive or.
+    fn xor(self, o: Self) -> Self;
+    /// Per lane: the low 32 bits as an unsigned word times `m`, the 64-bit product as its
+    /// high and low words `(hi, lo)`, each an unsigned 32-bit word in the low bits of the
+    /// lane (zero-extended on 64-bit lanes). Counter-based random numbers
+    /// ([`crate::random`]) are built on it.
+    fn mul_wide(self, m: u32) -> (Self, Self);
     /// Per lane shift left by `n` bits (`n` below the lane's width).
     fn shl(self, n: u32) -> Self;
     /// Per lane arithmetic shift right by `n` bits (`n` below the lane's width).
@@ -60,6 +67,15 @@ macro_rules! scalar_int {
             #[inline(always)]
             fn or(self, o: Self) -> Self {
                 self | o
+            }
+            #[inline(always)]
+            fn xor(self, o: Self) -> Self {
+                self ^ o
+            }
+            #[inline(always)]
+            fn mul_wide(self, m: u32) -> (Self, Self) {
+                let p = u64::from(self as u32) * u64::from(m);
+                ((p >> 32) as u32 as $t, p as u32 as $t)
             }
             #[inline(always)]
             fn shl(self, n: u32) -> Self {
@@ -123,6 +139,22 @@ mod simd_ints {
                     self | o
                 }
                 #[inline(always)]
+                fn xor(self, o: Self) -> Self {
+                    self ^ o
+                }
+                #[inline(always)]
+                fn mul_wide(self, m: u32) -> (Self, Self) {
+                    // The low words widened to 64 bits: one 32 x 32 -> 64 multiply per lane
+                    // (`vpmuludq` on x86-64).
+                    let low = Simd::<u64, N>::splat(0xffff_ffff);
+                    let a = self.cast::<$u>().cast::<u64>() & low;
+                    let p = a * Simd::splat(u64::from(m));
+                    (
+                        (p >> Simd::splat(32)).cast::<$u>().cast::<$t>(),
+                        (p & low).cast::<$u>().cast::<$t>(),
+                    )
+                }
+                #[inline(always)]
                 fn shl(self, n: u32) -> Self {
                     self << Simd::splat(n as $t)
                 }
@@ -180,6 +212,18 @@ impl<I: IntLane, const G: usize> IntLane for MultiInt<I, G> {
     #[inline(always)]
     fn or(self, o: Self) -> Self {
         MultiInt(core::array::from_fn(|g| self.0[g].or(o.0[g])))
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        MultiInt(core::array::from_fn(|g| self.0[g].xor(o.0[g])))
+    }
+    #[inline(always)]
+    fn mul_wide(self, m: u32) -> (Self, Self) {
+        let p: [(I, I); G] = core::array::from_fn(|g| self.0[g].mul_wide(m));
+        (
+            MultiInt(core::array::from_fn(|g| p[g].0)),
+            MultiInt(core::array::from_fn(|g| p[g].1)),
+        )
     }
     #[inline(always)]
     fn shl(self, n: u32) -> Self {

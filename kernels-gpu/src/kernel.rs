@@ -152,6 +152,12 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     /// Params that must be positive (`#[kernel(positive = [dt])]`): a run refuses a value
     /// that is not, naming it, before it starts.
     const POSITIVE: &'static [&'static str] = &[];
+    /// Params and single-value planes holding whole numbers that key random numbers
+    /// (`#[kernel(counters = [seed, path, step])]`, [`crate::random::Stream`]): a run
+    /// refuses a value that is not a whole number from 0 to below
+    /// [`crate::random::counter_limit`], naming the plane, the sample and the value,
+    /// before it starts.
+    const COUNTERS: &'static [&'static str] = &[];
     /// The kernel's identity: a hash of its signature, body and settings and of hawk's
     /// entry ABI, stored in the GPU module beside the entry (`hawk_id_<name>`). Deploy
     /// refuses a module whose entry of this name carries another identity: another

@@ -120,6 +120,25 @@ pub enum Error {
         /// Its value.
         value: f64,
     },
+    /// A plane or param that keys random numbers (`Kernel::COUNTERS`: a seed, a path
+    /// number, a step count) held something other than a whole number below the limit.
+    #[error(
+        "`{plane}` of kernel `{kernel}` is {value} at sample {sample}: it keys random numbers, \
+         so it must be a whole number from 0 to below {limit} (give each path its own number, \
+         e.g. the sample index)"
+    )]
+    NotACounter {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The plane or param.
+        plane: String,
+        /// The first sample that holds a bad value (0 for a param).
+        sample: usize,
+        /// Its value.
+        value: f64,
+        /// The limit: `hawk::random::counter_limit` of the kernel's element type.
+        limit: f64,
+    },
     /// The reorder key is not a per-sample plane of the kernel.
     #[error("reorder key `{plane}` is not a per-sample plane of kernel `{kernel}`")]
     ReorderKey {

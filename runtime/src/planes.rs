@@ -353,10 +353,17 @@ pub(crate) fn bind<'a, K: Kernel>(
             }
         };
         match g {
-            Given::In(d) => out.ins.push(d),
-            Given::Mut(d) => out.muts.push(d),
+            Given::In(d) => {
+                check_counters::<K>(&name, d)?;
+                out.ins.push(d)
+            }
+            Given::Mut(d) => {
+                check_counters::<K>(&name, d)?;
+                out.muts.push(d)
+            }
             Given::Param(p) => {
                 let p = finite(p, name.clone())?;
+                check_counters::<K>(&name, &[p])?;
                 if K::POSITIVE.contains(&name.as_str()) && p.to_f64() <= 0.0 {
                     return Err(Error::ParamNotPositive {
                         kernel: K::NAME,
@@ -388,4 +395,25 @@ pub(crate) fn bind<'a, K: Kernel>(
     }
     out.n = n;
     Ok(out)
+}
+
+/// Refuses a value of a counter plane or param (`Kernel::COUNTERS`) that is not a whole
+/// number from 0 to below `hawk::random::counter_limit`.
+fn check_counters<K: Kernel>(name: &str, values: &[K::Real]) -> Result<(), Error> {
+    if !K::COUNTERS.contains(&name) {
+        return Ok(());
+    }
+    let limit = hawk::random::counter_limit::<K::Real>();
+    match values.iter().map(|v| v.to_f64()).enumerate().find(|&(_, v)| {
+        !(v >= 0.0 && v < limit && v.fract() == 0.0)
+    }) {
+        None => Ok(()),
+        Some((sample, value)) => Err(Error::NotACounter {
+            kernel: K::NAME,
+            plane: name.to_owned(),
+            sample,
+            value,
+            limit,
+        }),
+    }
 }

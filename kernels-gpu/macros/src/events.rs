@@ -72,7 +72,7 @@ const EVENT_SYNTAX: &str = "write `event(when = <condition helper>, direction = 
     \"falling\" | \"either\", then = <action helper> | \"terminate\" | \"count\")`";
 
 /// The value of a `key = "text"` setting (through `macro_rules!` groups).
-fn string_of(v: &Expr) -> Option<syn::LitStr> {
+pub fn string_of(v: &Expr) -> Option<syn::LitStr> {
     let mut v = v;
     while let Expr::Group(g) = v {
         v = &g.expr;
@@ -86,7 +86,7 @@ fn string_of(v: &Expr) -> Option<syn::LitStr> {
     }
 }
 
-fn path_of(v: &Expr) -> Option<Path> {
+pub fn path_of(v: &Expr) -> Option<Path> {
     match v {
         Expr::Path(p) if p.qself.is_none() => Some(p.path.clone()),
         Expr::Group(g) => path_of(&g.expr),

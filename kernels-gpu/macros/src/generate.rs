@@ -191,6 +191,7 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
         quote!((#base #(#helpers)*))
     };
     let positive = k.settings.positive.iter().map(|p| p.to_string());
+    let counters = k.settings.counters.iter().map(|p| p.to_string());
     let id_symbol = format_ident!("hawk_id_{}", k.name);
     let time = k.settings.time.as_ref().map(|t| {
         let ts = t.to_string();
@@ -209,6 +210,7 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
             const ENTRY: &'static str = #entry;
             const IDENTITY: u64 = #identity;
             const POSITIVE: &'static [&'static str] = &[#(#positive),*];
+            const COUNTERS: &'static [&'static str] = &[#(#counters),*];
             type Step = #step_ty;
             type StepIndexed = #step_idx_ty;
             #time

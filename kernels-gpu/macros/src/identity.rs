@@ -39,11 +39,16 @@ pub fn of(sig: &Signature, body: &Block, settings: &Settings) -> u64 {
             .unwrap_or_default(),
     ];
     let id = parts.iter().fold(FNV_OFFSET, |h, p| fnv(h, p));
-    // Kernels without `positive` keep the identity they had before the setting existed.
-    settings
+    // Kernels without `positive` or `counters` keep the identity they had before the
+    // settings existed.
+    let id = settings
         .positive
         .iter()
-        .fold(id, |h, p| fnv(h, &format!("positive {p}")))
+        .fold(id, |h, p| fnv(h, &format!("positive {p}")));
+    settings
+        .counters
+        .iter()
+        .fold(id, |h, p| fnv(h, &format!("counter {p}")))
 }
 
 /// FNV-1a from state `h` over `text` and a 0 byte (so moving text between parts changes

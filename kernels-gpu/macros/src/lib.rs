@@ -25,6 +25,7 @@ mod generate;
 pub(crate) mod helper;
 mod identity;
 mod parse;
+mod sde;
 pub(crate) mod problem;
 
 use proc_macro::TokenStream;
@@ -36,7 +37,9 @@ use proc_macro2::TokenStream as TokenStream2;
 /// `real = "f64"` (default) or `real = "f32"` for the element type of every plane,
 /// `time = t` to name the kernel's time plane (a `&mut Scalar` argument; needed to save
 /// points at times, see `Kernel::TIME`), `positive = [dt]` for params a run refuses
-/// unless positive (`Kernel::POSITIVE`), and
+/// unless positive (`Kernel::POSITIVE`), `counters = [seed, path, step]` for params and
+/// single-value planes that must hold whole numbers keying random numbers
+/// (`Kernel::COUNTERS`, `hawk::random::Stream`), and
 /// `crate = eagle::hawk` (default `::hawk`) for where the generated code finds `hawk`, in a
 /// crate that depends on `eagle` only: `#[eagle::hawk::kernel(crate = eagle::hawk)]`.
 #[proc_macro_attribute]

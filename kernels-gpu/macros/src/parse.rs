@@ -72,6 +72,9 @@ pub struct Settings {
     pub time: Option<Ident>,
     /// `positive = [dt, tol]`: params that must be positive (checked before a run).
     pub positive: Vec<Ident>,
+    /// `counters = [seed, path, step]`: params and single-value planes that hold whole
+    /// numbers for random-number keys (checked before a run).
+    pub counters: Vec<Ident>,
 }
 
 /// A kernel as its attribute and step function describe it: everything the generate step
@@ -150,6 +153,19 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
             ));
         }
     }
+    for p in &settings.counters {
+        if !args.iter().any(|a| {
+            matches!(a.role, Role::Param | Role::In | Role::Mut) && a.len.is_none() && a.name == *p
+        }) {
+            return Err(syn::Error::new(
+                p.span(),
+                format!(
+                    "`counters = [.., {p}, ..]` must name one of the kernel's `Param`, `Scalar` \
+                     or `&mut Scalar` arguments"
+                ),
+            ));
+        }
+    }
     let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
     checks::check_body(&f.block, &names)?;
     let identity = crate::identity::of(&f.sig, &f.block, &settings);
@@ -172,6 +188,7 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
         krate: syn::parse_quote!(::hawk),
         time: None,
         positive: Vec::new(),
+        counters: Vec::new(),
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     for m in metas {
@@ -199,7 +216,16 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
             continue;
         }
         if key == "positive" {
-            s.positive = positive_params(&nv.value)?;
+            s.positive = name_list(&nv.value, "positive", "params that must be positive, e.g. `positive = [dt, tol]`")?;
+            continue;
+        }
+        if key == "counters" {
+            s.counters = name_list(
+                &nv.value,
+                "counters",
+                "params and planes holding whole numbers for random-number keys, e.g. \
+                 `counters = [seed, path, step]`",
+            )?;
             continue;
         }
         // A literal passed through `macro_rules!` (`real = $real`) arrives in a group.
@@ -235,14 +261,9 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
     Ok(s)
 }
 
-/// The value of `positive = [a, b]`: the names of params that must be positive.
-fn positive_params(v: &Expr) -> syn::Result<Vec<Ident>> {
-    let bad = |span| {
-        syn::Error::new(
-            span,
-            "`positive` lists params that must be positive, e.g. `positive = [dt, tol]`",
-        )
-    };
+/// The value of `positive = [a, b]` or `counters = [a, b]`: a list of argument names.
+fn name_list(v: &Expr, setting: &str, lists: &str) -> syn::Result<Vec<Ident>> {
+    let bad = |span| syn::Error::new(span, format!("`{setting}` lists {lists}"));
     let Expr::Array(a) = v else {
         return Err(bad(v.span()));
     };

@@ -13,6 +13,7 @@
 //! `t_end` and has `y` and `t` only.
 
 use crate::events::Events;
+use crate::sde::{Sde, SdeMethod};
 use crate::parse::{self, Role};
 use crate::{checks, generate, identity};
 use proc_macro2::{Span, TokenStream};
@@ -29,6 +30,8 @@ enum Method {
     Rk4,
     /// An embedded pair, adaptive: the tableau's path in `hawk::methods`.
     Adaptive(&'static str),
+    /// A fixed-step method for an Itô SDE with diagonal noise (`hawk::methods::sde`).
+    Sde(SdeMethod),
 }
 
 impl Method {
@@ -38,14 +41,19 @@ impl Method {
             "tsit5" => Method::Adaptive("TSIT5"),
             "dp87" => Method::Adaptive("DORMAND_PRINCE87"),
             "rk78" => Method::Adaptive("FEHLBERG78"),
-            _ => {
-                return Err(syn::Error::new(
-                    lit.span(),
-                    "unknown method: write `method = \"rk4\"` (fixed dt), `\"tsit5\"` \
-                     (Tsitouras 5(4)), `\"dp87\"` (Dormand-Prince 8(7)) or `\"rk78\"` \
-                     (Fehlberg 7(8)); the adaptive ones take rtol, atol and t_end",
-                ));
-            }
+            other => match SdeMethod::named(other) {
+                Some(m) => Method::Sde(m),
+                None => {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "unknown method: write `method = \"rk4\"` (fixed dt), `\"tsit5\"` \
+                         (Tsitouras 5(4)), `\"dp87\"` (Dormand-Prince 8(7)) or `\"rk78\"` \
+                         (Fehlberg 7(8)); the adaptive ones take rtol, atol and t_end; for an \
+                         SDE `\"euler_maruyama\"`, `\"milstein\"` or `\"sra1\"` with \
+                         `diffusion = <helper>`",
+                    ));
+                }
+            },
         })
     }
 }
@@ -57,8 +65,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut method = None;
     let mut passed = Vec::new();
     let mut ev = Events::default();
+    let mut sde = Sde::default();
     for m in metas {
-        if ev.take(&m)? {
+        if ev.take(&m)? || sde.take(&m)? {
             continue;
         }
         if m.path().is_ident("method") {
@@ -96,6 +105,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let f: ItemFn = syn::parse2(item)?;
     let rhs = Rhs::parse(&f)?;
     ev.check()?;
+    let sde_method = match method {
+        Method::Sde(m) => Some(m),
+        _ => None,
+    };
+    sde.check(sde_method, ev.rich())?;
     // The settings `#[kernel]` reads (`crate`, `real`), for the paths and types below.
     let settings_probe = parse::parse(quote!(#(#passed),*), probe_kernel())?.settings;
     let (hawk, real) = (&settings_probe.krate, &settings_probe.real);
@@ -138,24 +152,69 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         quote!(#an: #ty)
     });
     let field_names: Vec<&Ident> = rhs.extras.iter().map(|a| &a.name).collect();
-    let rhs_struct = quote! {
-        /// The right-hand side with this lane group's inputs.
-        struct __HawkRhs<'a, S> {
-            #(#fields,)*
-            _lanes: ::core::marker::PhantomData<&'a S>,
-        }
-        impl<'a, S: #hawk::Lane<Elem = #real>> #hawk::methods::Rhs<S, { #n }> for __HawkRhs<'a, S> {
-            #[inline(always)]
-            fn eval(&self, t: S, y: &[S; #n]) -> [S; #n] {
-                #rhs_name::<S>(t, y, #(self.#field_names),*)
+    // A function of `(t, y, inputs...)` as a `hawk::methods::Rhs` with this lane group's
+    // inputs: the right-hand side `__f`, and an SDE's diffusion `__g` and derivative `__dg`.
+    let fields: Vec<TokenStream> = fields.collect();
+    let caller = |ty: &Ident, local: &Ident, func: TokenStream| {
+        quote! {
+            struct #ty<'a, S> {
+                #(#fields,)*
+                _lanes: ::core::marker::PhantomData<&'a S>,
             }
+            impl<'a, S: #hawk::Lane<Elem = #real>> #hawk::methods::Rhs<S, { #n }> for #ty<'a, S> {
+                #[inline(always)]
+                fn eval(&self, t: S, y: &[S; #n]) -> [S; #n] {
+                    #func::<S>(t, y, #(self.#field_names),*)
+                }
+            }
+            let #local = #ty { #(#field_names,)* _lanes: ::core::marker::PhantomData };
         }
-        let __f = __HawkRhs { #(#field_names,)* _lanes: ::core::marker::PhantomData };
     };
+    let mut rhs_struct = caller(
+        &Ident::new("__HawkRhs", Span::call_site()),
+        &Ident::new("__f", Span::call_site()),
+        quote!(#rhs_name),
+    );
+    for (ty, local, func) in sde.helpers() {
+        rhs_struct.extend(caller(&ty, &local, quote!(#func)));
+    }
     let input_names: Vec<Ident> = rhs.extras.iter().map(|a| a.name.clone()).collect();
     let ev_code = ev.code(hawk, y, n, time, &input_names);
     let (ev_params, ev_flags, ev_planes) = (&ev_code.params, &ev_code.flags, &ev_code.planes);
     let kernel_item = match method {
+        Method::Sde(m) => {
+            let step = sde.step(hawk, m, n);
+            quote! {
+                #(#attrs)*
+                #vis fn #name(
+                    #(#extras_sig,)*
+                    dt: Param,
+                    t_end: Param,
+                    seed: Param,
+                    path: Scalar,
+                    terminated: &mut Terminated,
+                    failed: &mut Failed,
+                    #y: &mut [Scalar; #n],
+                    #time: &mut Scalar,
+                    step: &mut Scalar,
+                ) {
+                    #rhs_struct
+                    let (__t0, __y0) = (*#time, *#y);
+                    // This step's draws: keyed by (seed, path), counted by (step, block).
+                    let __stream = #hawk::random::Stream::new(seed, path, *step);
+                    let __sqrt_h = dt.sqrt();
+                    #step
+                    *#y = __y1;
+                    *#time = __t0 + dt;
+                    // A step count at the counter limit has no draws of its own left.
+                    *failed = step.simd_ge(#hawk::methods::splat_f64::<Scalar>(
+                        #hawk::random::counter_limit::<#real>(),
+                    ));
+                    *step += #hawk::methods::splat_f64::<Scalar>(1.0);
+                    *terminated = #time.simd_ge(t_end - dt * #hawk::methods::splat_f64::<Scalar>(0.5));
+                }
+            }
+        }
         Method::Rk4 if ev.rich() => {
             let (pre, tail) = (&ev_code.pre, &ev_code.tail);
             quote! {
@@ -291,10 +350,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let mut kernel_attr = passed.clone();
     kernel_attr.push(syn::parse_quote!(time = #time));
     let positive = match method {
-        Method::Rk4 => quote!(dt),
+        Method::Rk4 | Method::Sde(_) => quote!(dt),
         Method::Adaptive(_) => quote!(rtol),
     };
-    if ev.any() {
+    if let Method::Sde(_) = method {
+        kernel_attr.push(syn::parse_quote!(positive = [dt]));
+        kernel_attr.push(syn::parse_quote!(counters = [seed, path, step]));
+    } else if ev.any() {
         kernel_attr.push(syn::parse_quote!(positive = [#positive, event_tol]));
     } else if ev.rich() {
         kernel_attr.push(syn::parse_quote!(positive = [#positive]));
@@ -304,6 +366,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     // helpers' identities are folded in where it is emitted.
     def.identity = identity::extend(def.identity, &rhs_fn.to_string());
     def.helper_ids = ev.helper_ids();
+    def.helper_ids.extend(sde.helper_ids());
     let mut out = rhs_fn;
     out.extend(generate::generate(&def));
     Ok(out)

@@ -404,9 +404,12 @@ fn check_counters<K: Kernel>(name: &str, values: &[K::Real]) -> Result<(), Error
         return Ok(());
     }
     let limit = hawk::random::counter_limit::<K::Real>();
-    match values.iter().map(|v| v.to_f64()).enumerate().find(|&(_, v)| {
-        !(v >= 0.0 && v < limit && v.fract() == 0.0)
-    }) {
+    match values
+        .iter()
+        .map(|v| v.to_f64())
+        .enumerate()
+        .find(|&(_, v)| !(v >= 0.0 && v < limit && v.fract() == 0.0))
+    {
         None => Ok(()),
         Some((sample, value)) => Err(Error::NotACounter {
             kernel: K::NAME,

@@ -18,6 +18,7 @@ mod out_of_memory;
 mod ptx;
 mod register_table;
 mod report;
+mod sde;
 mod trajectory;
 mod trust;
 mod user_crate;

@@ -25,8 +25,8 @@ mod generate;
 pub(crate) mod helper;
 mod identity;
 mod parse;
-mod sde;
 pub(crate) mod problem;
+mod sde;
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;

@@ -216,7 +216,11 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
             continue;
         }
         if key == "positive" {
-            s.positive = name_list(&nv.value, "positive", "params that must be positive, e.g. `positive = [dt, tol]`")?;
+            s.positive = name_list(
+                &nv.value,
+                "positive",
+                "params that must be positive, e.g. `positive = [dt, tol]`",
+            )?;
             continue;
         }
         if key == "counters" {

@@ -13,8 +13,8 @@
 //! `t_end` and has `y` and `t` only.
 
 use crate::events::Events;
-use crate::sde::{Sde, SdeMethod};
 use crate::parse::{self, Role};
+use crate::sde::{Sde, SdeMethod};
 use crate::{checks, generate, identity};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};

@@ -67,7 +67,10 @@ impl Sde {
             return Ok(false);
         };
         let Meta::NameValue(nv) = m else {
-            return Err(syn::Error::new(m.span(), format!("write `{key} = <helper>`")));
+            return Err(syn::Error::new(
+                m.span(),
+                format!("write `{key} = <helper>`"),
+            ));
         };
         self.span.get_or_insert(m.span());
         let value: &Expr = &nv.value;

@@ -198,3 +198,56 @@ pub fn dosing_rk4(_t: Scalar, c: &[Scalar; 1], k_el: Scalar, amount: Scalar) -> 
 pub fn dose(_t: Scalar, c: &[Scalar; 1], _k_el: Scalar, amount: Scalar) -> [Scalar; 1] {
     [c[0] + amount]
 }
+
+/// Geometric Brownian motion `dS = mu S dt + sigma S dW`, Euler-Maruyama.
+#[problem(method = "euler_maruyama", diffusion = gbm_vol)]
+pub fn gbm_em(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 1] {
+    let _ = sigma;
+    [mu * s[0]]
+}
+
+/// [`gbm_em`] with Milstein, the derivative supplied ([`gbm_vol_ds`]).
+#[problem(method = "milstein", diffusion = gbm_vol, derivative = gbm_vol_ds)]
+pub fn gbm_milstein(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 1] {
+    let _ = sigma;
+    [mu * s[0]]
+}
+
+/// [`gbm_em`] with Platen's derivative-free Milstein.
+#[problem(method = "milstein", diffusion = gbm_vol, derivative = "finite_difference")]
+pub fn gbm_milstein_free(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 1] {
+    let _ = sigma;
+    [mu * s[0]]
+}
+
+/// GBM's noise: `sigma S`.
+#[helper]
+pub fn gbm_vol(_t: Scalar, s: &[Scalar; 1], _mu: Param, sigma: Param) -> [Scalar; 1] {
+    [sigma * s[0]]
+}
+
+/// `d(sigma S)/dS = sigma`.
+#[helper]
+pub fn gbm_vol_ds(_t: Scalar, _s: &[Scalar; 1], _mu: Param, sigma: Param) -> [Scalar; 1] {
+    [sigma]
+}
+
+/// Ornstein-Uhlenbeck `dx = theta (mean - x) dt + sigma dW` per component (two independent
+/// channels, each sample its own `theta`), Rößler's SRA1 (additive noise).
+#[problem(method = "sra1", diffusion = ou_noise)]
+pub fn ou(_t: Scalar, x: &[Scalar; 2], theta: Scalar, mean: Param, sigma: Param) -> [Scalar; 2] {
+    let _ = sigma;
+    [theta * (mean - x[0]), theta * (mean - x[1])]
+}
+
+/// The OU noise: `sigma` on both channels.
+#[helper]
+pub fn ou_noise(
+    _t: Scalar,
+    _x: &[Scalar; 2],
+    _theta: Scalar,
+    _mean: Param,
+    sigma: Param,
+) -> [Scalar; 2] {
+    [sigma, sigma]
+}

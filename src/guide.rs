@@ -39,3 +39,7 @@ pub mod arrays_and_problems {}
 /// Chapter 10: events (a condition crossing zero inside a step, located and acted on).
 #[doc = include_str!("../docs/guide/10-events.md")]
 pub mod events {}
+
+/// Chapter 11: stochastic ensembles: counter-based noise, Euler-Maruyama, Milstein, SRA1.
+#[doc = include_str!("../docs/guide/11-stochastic.md")]
+pub mod stochastic {}

@@ -70,7 +70,10 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 /// Philox4x32-10 on lanes of words: each lane's 32-bit words (zero-extended on 64-bit
 /// lanes) are that lane's counter and key, and the result is [`philox4x32_10`] of them,
 /// lane by lane.
-#[inline(always)]
+// Out of line in unoptimized builds: inlined there, every temporary of the rounds and
+// the math keeps a stack slot of its own, and a 32-lane group's step needs megabytes.
+#[cfg_attr(debug_assertions, inline(never))]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn philox_lanes<I: IntLane>(counter: [I; 4], key: [I; 2]) -> [I; 4] {
     let word = I::splat(0xffff_ffff);
     let (w0, w1) = (
@@ -226,7 +229,10 @@ impl<L: Lane> Stream<L> {
 }
 
 /// The uniforms of one block (the first [`Stream::PER_BLOCK`] are meaningful).
-#[inline(always)]
+// Out of line in unoptimized builds: inlined there, every temporary of the rounds and
+// the math keeps a stack slot of its own, and a 32-lane group's step needs megabytes.
+#[cfg_attr(debug_assertions, inline(never))]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn uniforms_of<L: Lane>(w: [L::Int; 4]) -> [L; 4] {
     if L::Elem::BYTES == 8 {
         // 52 bits: `1 + m 2^-52` in [1, 2), minus `1 - 2^-53` (exact, Sterbenz).
@@ -244,7 +250,10 @@ fn uniforms_of<L: Lane>(w: [L::Int; 4]) -> [L; 4] {
 }
 
 /// Box-Muller: two independent standard normals from two uniforms in (0, 1).
-#[inline(always)]
+// Out of line in unoptimized builds: inlined there, every temporary of the rounds and
+// the math keeps a stack slot of its own, and a 32-lane group's step needs megabytes.
+#[cfg_attr(debug_assertions, inline(never))]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn box_muller<L: Lane>(u1: L, u2: L) -> (L, L) {
     let r = (L::splat(L::Elem::from_f64(-2.0)) * u1.ln()).sqrt();
     let (s, c) = (L::splat(L::Elem::from_f64(core::f64::consts::TAU)) * u2).sin_cos();

@@ -35,6 +35,25 @@ pub use buffers::Buffers;
 /// lane width, so only the last task has a scalar tail).
 pub const CHUNK: usize = 1024;
 
+/// The stack of each host-team thread: 16 MiB (reserved, touched only as used). A kernel
+/// step compiled without optimization (a `cargo test` in debug) keeps every temporary of
+/// its inlined body in a stack slot of its own; for a 64-lane group of a stochastic
+/// problem that is megabytes, past the 2 MiB a thread gets by default.
+pub const THREAD_STACK: usize = 16 << 20;
+
+/// Gives rayon's global pool (a team without `threads`) [`THREAD_STACK`]-sized stacks,
+/// once, if nothing started that pool yet; a global pool the program already set up is
+/// kept as it is.
+fn size_global_pool() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Err only when the global pool already exists: it is kept.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .stack_size(THREAD_STACK)
+            .build_global();
+    });
+}
+
 /// Rayon tasks per worker thread a launch aims for when the work set is small: once
 /// compaction has shrunk the active set to a few chunks' worth, fixed-size chunks would
 /// leave threads idle for the whole tail of a run.
@@ -190,11 +209,15 @@ impl HostTeam {
             Some(t) => Some(Arc::new(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(t)
+                    .stack_size(THREAD_STACK)
                     .thread_name(|i| format!("eagle-host-{i}"))
                     .build()
                     .map_err(|e| HostError::Pool(e.to_string()))?,
             )),
-            None => None,
+            None => {
+                size_global_pool();
+                None
+            }
         };
         Ok(Self {
             pool,

@@ -66,3 +66,32 @@ fn event_entries_fit_a_thread() {
         }
     }
 }
+
+/// The stochastic problems' entries (Philox, Box-Muller and the method in one thread) fit a
+/// GPU thread without spilling.
+#[test]
+fn stochastic_entries_fit_a_thread() {
+    assert!(
+        find_ptxas().is_some(),
+        "ptxas not found: run scripts/setup.sh or set PTXAS"
+    );
+    let funcs = parse_ptxas(eagle_test_support::PTXAS_REPORT);
+    println!("| entry | registers | stack (B) | spill stores (B) | spill loads (B) |");
+    println!("| --- | --- | --- | --- | --- |");
+    for name in [
+        "hawk_gbm_em",
+        "hawk_gbm_milstein",
+        "hawk_gbm_milstein_free",
+        "hawk_ou",
+    ] {
+        for entry in [name.to_owned(), format!("{name}_indexed")] {
+            let f = funcs
+                .iter()
+                .find(|f| f.0 == entry)
+                .unwrap_or_else(|| panic!("{entry} not in the report: {funcs:?}"));
+            let (_, regs, stack, stores, loads) = f;
+            println!("| {entry} | {regs} | {stack} | {stores} | {loads} |");
+            assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
+        }
+    }
+}

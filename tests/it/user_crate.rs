@@ -65,6 +65,7 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
          `oscillator`",
         "oscillator, own module: host team == emulated device: bit for bit",
         "bouncing balls: host team == emulated device: bit for bit",
+        "langevin particles: host team == emulated device: bit for bit",
         "best team: ",
     ] {
         assert!(log.contains(line), "`{line}` not in:\n{log}");

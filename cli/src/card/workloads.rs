@@ -3,7 +3,9 @@
 //! different lengths, the driven damped pendulum (RK4, f64 and f32), whose steps call
 //! `sin` and `cos`, and three models with array planes: Lorenz-96 (40 sites, RK4 and
 //! Tsit5), Kuramoto (32 phases, `sin` of every difference) and a 4-32-4 neural ODE whose
-//! weights are one shared table.
+//! weights are one shared table; and two stochastic ensembles: geometric Brownian motion
+//! for a call price (Euler-Maruyama) and Ornstein-Uhlenbeck (SRA1), whose steps draw their
+//! noise from Philox.
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
@@ -11,9 +13,9 @@ use eagle::shard::{Balance, Fleet, Merged, MpiError, MpiJob};
 use eagle::{Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Target};
 use eagle::{Error, RunReport};
 use hawk::builtin::{
-    KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4, Lorenz96Tsit5, LorenzRk4,
+    GbmEm, KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4, Lorenz96Tsit5, LorenzRk4,
     LorenzRk4F32, LorenzRk78, LorenzRk78F32, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4,
-    Oscillator, PendulumRk4, PendulumRk4F32,
+    Oscillator, OuSra1, PendulumRk4, PendulumRk4F32,
 };
 use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -55,11 +57,18 @@ pub enum Workload {
     /// A neural ODE: a 4-32-4 tanh network (292 weights, one shared table), the initial
     /// state swept per sample; RK4 at dt = 0.01 to t = 1 (100 steps), f64.
     NeuralOdeRk4,
+    /// Geometric Brownian motion for a European call (S0 = 100, r = 0.05, sigma = 0.2, one
+    /// path per sample), Euler-Maruyama at dt = 1/252 to t = 1 (252 steps), f64; one
+    /// Philox block and one Box-Muller pair per step.
+    GbmEm,
+    /// Ornstein-Uhlenbeck, theta in [0.5, 2] per sample, mean 0, sigma 1, from x = 1;
+    /// Rößler's SRA1 at dt = 0.01 to t = 5 (500 steps), f64; two Philox blocks per step.
+    OuSra1,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 12] = [
+    pub const ALL: [Workload; 14] = [
         Workload::Oscillator,
         Workload::LorenzRk4F64,
         Workload::LorenzRk4F32,
@@ -72,6 +81,8 @@ impl Workload {
         Workload::Lorenz96Tsit5,
         Workload::KuramotoRk4,
         Workload::NeuralOdeRk4,
+        Workload::GbmEm,
+        Workload::OuSra1,
     ];
 
     /// The workload's name on the card and the command line.
@@ -89,6 +100,8 @@ impl Workload {
             Workload::Lorenz96Tsit5 => "lorenz96-tsit5-f64",
             Workload::KuramotoRk4 => "kuramoto-rk4-f64",
             Workload::NeuralOdeRk4 => "neural-ode-rk4-f64",
+            Workload::GbmEm => "gbm-em-f64",
+            Workload::OuSra1 => "ou-sra1-f64",
         }
     }
 
@@ -104,6 +117,7 @@ impl Workload {
             Workload::Kepler | Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => 16_384,
             Workload::KuramotoRk4 => 4_096,
             Workload::NeuralOdeRk4 => 16_384,
+            Workload::GbmEm => 262_144,
             _ => 65_536,
         }
     }
@@ -117,6 +131,8 @@ impl Workload {
             Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => "forcing",
             Workload::KuramotoRk4 => "coupling",
             Workload::NeuralOdeRk4 => "y[0]",
+            Workload::GbmEm => "path",
+            Workload::OuSra1 => "theta",
             _ => "rho",
         }
     }
@@ -194,6 +210,8 @@ impl Workload {
             }
             Workload::KuramotoRk4 => f.with(self, kuramoto(n)),
             Workload::NeuralOdeRk4 => f.with(self, neural_ode(n)),
+            Workload::GbmEm => f.with(self, gbm(n)),
+            Workload::OuSra1 => f.with(self, ou(n)),
         }
     }
 
@@ -518,6 +536,29 @@ where
             z.clone(),
             z,
         ],
+    )
+}
+
+/// Path numbers `0..n` (the noise's key).
+fn paths(n: usize) -> Vec<f64> {
+    (0..n).map(|i| i as f64).collect()
+}
+
+fn gbm(n: usize) -> Ensemble<GbmEm> {
+    // Params: mu (the rate), sigma, dt, t_end, seed; planes: s, t, step.
+    Ensemble::new(
+        vec![paths(n)],
+        vec![0.05, 0.2, 1.0 / 252.0, 1.0, 2024.0],
+        vec![vec![100.0; n], vec![0.0; n], vec![0.0; n]],
+    )
+}
+
+fn ou(n: usize) -> Ensemble<OuSra1> {
+    // Inputs: theta, path; params: mean, sigma, dt, t_end, seed; planes: x, t, step.
+    Ensemble::new(
+        vec![linspace(0.5, 2.0, n), paths(n)],
+        vec![0.0, 1.0, 0.01, 5.0, 2024.0],
+        vec![vec![1.0; n], vec![0.0; n], vec![0.0; n]],
     )
 }
 

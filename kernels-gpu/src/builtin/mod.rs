@@ -1,5 +1,6 @@
 //! Built-in kernels: the harmonic oscillator, the performance card's workloads (Lorenz,
-//! Lorenz-96, Kuramoto, a neural ODE, Kepler, the driven pendulum), and kernels that call every elementary function (for the
+//! Lorenz-96, Kuramoto, a neural ODE, Kepler, the driven pendulum, geometric Brownian
+//! motion and Ornstein-Uhlenbeck), and kernels that call every elementary function (for the
 //! PTX and device tests).
 
 pub mod elementary;
@@ -10,6 +11,7 @@ pub mod lorenz96;
 pub mod neural_ode;
 pub mod oscillator;
 pub mod pendulum;
+pub mod stochastic;
 
 pub use elementary::{
     MathExpLog, MathExpLogF32, MathHyperbolic, MathHyperbolicF32, MathInverse, MathInverseF32,
@@ -35,3 +37,4 @@ pub use pendulum::{
     PendulumRk4, PendulumRk4F32, PendulumRk4F32Planes, PendulumRk4Planes, pendulum_rk4,
     pendulum_rk4_f32,
 };
+pub use stochastic::{GbmEm, GbmEmPlanes, OuSra1, OuSra1Planes, gbm_em, ou_sra1};

@@ -6,7 +6,7 @@
 
 use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
 use vdp_kernels::{
-    Ball, BallPlanes, Oscillator, OscillatorPlanes, VanDerPol, VanDerPolByHand,
+    Ball, BallPlanes, Langevin, LangevinPlanes, Oscillator, OscillatorPlanes, VanDerPol, VanDerPolByHand,
     VanDerPolByHandPlanes, VanDerPolPlanes,
 };
 
@@ -200,6 +200,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(same_bits(&on_host, &on_emulated), "bouncing balls: host != emulated");
     println!("bouncing balls: host team == emulated device: bit for bit");
 
+    // Noise: Langevin particles, each path's noise keyed by (seed, path, step).
+    let on_host = thermal(module.deploy(Langevin, Target::Host(Default::default()))?)?;
+    let on_emulated = thermal(module.deploy(Langevin, Target::Emulated)?)?;
+    assert!(same_bits(&on_host, &on_emulated), "langevin: host != emulated");
+    println!("langevin particles: host team == emulated device: bit for bit");
+
     // The best team: a GPU when one is usable (from this crate's cubin or PTX), else the
     // host. Every team gives the same bits.
     let best = module.deploy(VanDerPol, eagle::Target::Best)?;
@@ -280,3 +286,39 @@ fn bounces(deployed: Deployed<Ball>) -> Result<Vec<f64>, Box<dyn std::error::Err
     Ok(times)
 }
 
+
+/// Positions at t = 20 of 20,000 Langevin particles (k = 1, gamma = 1, temperature 0.5
+/// for the first half, 2 for the second), each half's variance checked against
+/// equipartition, `<x^2> = T / k`, within 4 standard errors.
+fn thermal(deployed: Deployed<Langevin>) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    let n = 20_000;
+    let temp: Vec<f64> = (0..n).map(|i| if i < n / 2 { 0.5 } else { 2.0 }).collect();
+    let path: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let mut y = vec![0.0; 2 * n];
+    let (mut t, mut step) = (vec![0.0; n], vec![0.0; n]);
+    let planes = LangevinPlanes {
+        temp: &temp,
+        k: 1.0,
+        gamma: 1.0,
+        dt: 0.01,
+        t_end: 20.0,
+        seed: 1.0,
+        path: &path,
+        y: eagle::components_mut::<f64, 2>(&mut y)?,
+        t: &mut t,
+        step: &mut step,
+    };
+    let mut runner = eagle::until_done(&deployed, 10_000, planes)?;
+    runner.run()?;
+    runner.to_host()?;
+    drop(runner);
+    for (half, temp) in [(0..n / 2, 0.5), (n / 2..n, 2.0)] {
+        let m = half.len() as f64;
+        let var = y[half].iter().map(|x| x * x).sum::<f64>() / m;
+        let se = temp * (2.0 / m).sqrt();
+        if (var - temp).abs() >= 4.0 * se {
+            return Err(format!("langevin at T = {temp}: <x^2> = {var}, +- {se}").into());
+        }
+    }
+    Ok(y)
+}

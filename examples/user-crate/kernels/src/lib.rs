@@ -112,3 +112,18 @@ pub fn ground(_t: Scalar, y: &[Scalar; 2], _e: Scalar) -> Scalar {
 pub fn bounce(_t: Scalar, y: &[Scalar; 2], e: Scalar) -> [Scalar; 2] {
     [Scalar::splat(0.0), -e * y[1]]
 }
+
+/// Langevin dynamics of a particle in a harmonic well, `dx = v dt`, `dv = -(k x + gamma
+/// v) dt + sqrt(2 gamma T) dW`: additive noise, Rößler's SRA1; each sample its own
+/// temperature `temp`.
+#[problem(method = "sra1", diffusion = thermal)]
+pub fn langevin(_t: Scalar, y: &[Scalar; 2], temp: Scalar, k: Param, gamma: Param) -> [Scalar; 2] {
+    let _ = temp;
+    [y[1], -(k * y[0] + gamma * y[1])]
+}
+
+/// The heat bath's kicks on the velocity (none on the position).
+#[helper]
+pub fn thermal(_t: Scalar, _y: &[Scalar; 2], temp: Scalar, _k: Param, gamma: Param) -> [Scalar; 2] {
+    [Scalar::splat(0.0), (Scalar::splat(2.0) * gamma * temp).sqrt()]
+}

@@ -61,7 +61,13 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - `method = "tsit5"`, `"dp87"` (Dormand-Prince 8(7)) or `"rk78"` (Fehlberg 7(8)):
 ///   params `t_end`, `rtol`, `atol`; state `y`, time `t`, step size `h` (give the first
 ///   step), counters `accepted` and `rejected`; a sample whose step size collapses fails,
-///   and steps land on save times.
+///   and steps land on save times;
+/// - `method = "euler_maruyama"` (`"em"`), `"milstein"` or `"sra1"`: an Itô SDE with
+///   diagonal noise, `diffusion = g` (a `#[helper]` with the right-hand side's arguments
+///   giving `[Scalar; N]`) and for Milstein `derivative = dg | "finite_difference"`;
+///   params `dt`, `t_end`, `seed`, the input plane `path`, the flag `failed`, state `y`,
+///   time `t` and the step count `step` (the noise is keyed by `seed`, `path` and `step`:
+///   `hawk::random::Stream`; eagle's guide, chapter 11).
 ///
 /// The state and time planes take the names of the function's arguments (`_t` gives `t`).
 ///

@@ -10,7 +10,8 @@
 //! gives the right-hand side `van_der_pol_rhs` (generic over the lane) and the kernel
 //! `van_der_pol` (type `VanDerPol`) with planes `mu` (as written), `t_end`, `rtol`, `atol`
 //! (params), `y: &mut [Scalar; 2]`, `t`, `h`, `accepted`, `rejected`; `rk4` takes `dt` and
-//! `t_end` and has `y` and `t` only.
+//! `t_end` and has `y` and `t` only. A stochastic method (`sde.rs`) adds the noise's key
+//! and counter: `seed`, `path` and `step`.
 
 use crate::events::Events;
 use crate::parse::{self, Role};

@@ -6,8 +6,8 @@
 
 use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
 use vdp_kernels::{
-    Ball, BallPlanes, Langevin, LangevinPlanes, Oscillator, OscillatorPlanes, VanDerPol, VanDerPolByHand,
-    VanDerPolByHandPlanes, VanDerPolPlanes,
+    Ball, BallPlanes, Langevin, LangevinPlanes, Oscillator, OscillatorPlanes, VanDerPol,
+    VanDerPolByHand, VanDerPolByHandPlanes, VanDerPolPlanes,
 };
 
 /// The sweep's state planes after a run.

@@ -38,11 +38,6 @@ fn ring_problems_fit_a_thread_up_to_the_documented_sizes() {
 /// the 4-state RK4 ones must not spill in either element type.
 #[test]
 fn event_entries_fit_a_thread() {
-    assert!(
-        find_ptxas().is_some(),
-        "ptxas not found: run scripts/setup.sh or set PTXAS"
-    );
-    let funcs = parse_ptxas(eagle_test_support::PTXAS_REPORT);
     let names = [
         "hawk_ball",
         "hawk_neuron",
@@ -50,27 +45,25 @@ fn event_entries_fit_a_thread() {
         "hawk_kepler_watched",
         "hawk_kepler_watched_f32",
     ];
-    println!("| entry | registers | stack (B) | spill stores (B) | spill loads (B) |");
-    println!("| --- | --- | --- | --- | --- |");
-    for name in names {
-        for entry in [name.to_owned(), format!("{name}_indexed")] {
-            let f = funcs
-                .iter()
-                .find(|f| f.0 == entry)
-                .unwrap_or_else(|| panic!("{entry} not in the report: {funcs:?}"));
-            let (_, regs, stack, stores, loads) = f;
-            println!("| {entry} | {regs} | {stack} | {stores} | {loads} |");
-            if name.starts_with("hawk_kepler_watched") {
-                assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
-            }
-        }
-    }
+    entry_table(&names, |name| name.starts_with("hawk_kepler_watched"));
 }
 
 /// The stochastic problems' entries (Philox, Box-Muller and the method in one thread) fit a
 /// GPU thread without spilling.
 #[test]
 fn stochastic_entries_fit_a_thread() {
+    let names = [
+        "hawk_gbm_em",
+        "hawk_gbm_milstein",
+        "hawk_gbm_milstein_free",
+        "hawk_ou",
+    ];
+    entry_table(&names, |_| true);
+}
+
+/// Prints the ptxas table of `names` (each with its `_indexed` entry) and checks that the
+/// entries `no_spills` picks do not spill.
+fn entry_table(names: &[&str], no_spills: impl Fn(&str) -> bool) {
     assert!(
         find_ptxas().is_some(),
         "ptxas not found: run scripts/setup.sh or set PTXAS"
@@ -78,12 +71,7 @@ fn stochastic_entries_fit_a_thread() {
     let funcs = parse_ptxas(eagle_test_support::PTXAS_REPORT);
     println!("| entry | registers | stack (B) | spill stores (B) | spill loads (B) |");
     println!("| --- | --- | --- | --- | --- |");
-    for name in [
-        "hawk_gbm_em",
-        "hawk_gbm_milstein",
-        "hawk_gbm_milstein_free",
-        "hawk_ou",
-    ] {
+    for &name in names {
         for entry in [name.to_owned(), format!("{name}_indexed")] {
             let f = funcs
                 .iter()
@@ -91,7 +79,9 @@ fn stochastic_entries_fit_a_thread() {
                 .unwrap_or_else(|| panic!("{entry} not in the report: {funcs:?}"));
             let (_, regs, stack, stores, loads) = f;
             println!("| {entry} | {regs} | {stack} | {stores} | {loads} |");
-            assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
+            if no_spills(name) {
+                assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
+            }
         }
     }
 }

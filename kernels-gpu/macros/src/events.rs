@@ -275,12 +275,7 @@ impl Events {
 
     /// The identity constants of the helpers the events call.
     pub fn helper_ids(&self) -> Vec<TokenStream> {
-        let id = |p: &Path| {
-            let mut p = p.clone();
-            let last = p.segments.last_mut().expect("a path has a segment");
-            last.ident = helper::id_const(&last.ident);
-            quote!(#p)
-        };
+        let id = helper::id_path;
         let stop = self
             .stops
             .as_ref()

@@ -23,6 +23,15 @@ pub fn id_const(name: &Ident) -> Ident {
     format_ident!("__HAWK_ID_{}", name.to_string().to_uppercase())
 }
 
+/// The path of the identity constant beside the helper at `path` (`m::ground` ->
+/// `m::__HAWK_ID_GROUND`), for a problem to fold into its identity.
+pub fn id_path(path: &syn::Path) -> TokenStream {
+    let mut p = path.clone();
+    let last = p.segments.last_mut().expect("a path has a segment");
+    last.ident = id_const(&last.ident);
+    quote!(#p)
+}
+
 /// Expands `#[helper(attr)]` on `item`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     // The settings `#[kernel]` reads (`crate`, `real`).

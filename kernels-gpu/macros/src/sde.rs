@@ -136,12 +136,7 @@ impl Sde {
 
     /// The identity constants of the helpers the method calls.
     pub fn helper_ids(&self) -> Vec<TokenStream> {
-        let id = |p: &Path| {
-            let mut p = p.clone();
-            let last = p.segments.last_mut().expect("a path has a segment");
-            last.ident = helper::id_const(&last.ident);
-            quote!(#p)
-        };
+        let id = helper::id_path;
         let derivative = match &self.derivative {
             Some(Derivative::Helper(p)) => Some(id(p)),
             _ => None,

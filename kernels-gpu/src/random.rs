@@ -212,7 +212,8 @@ impl<L: Lane> Stream<L> {
         while i < D {
             let u = uniforms_of::<L>(self.block(b));
             let mut j = 0;
-            while j < Self::PER_BLOCK {
+            // No Box-Muller for a pair no output needs (f32 blocks hold two pairs).
+            while j < Self::PER_BLOCK && i < D {
                 let (z0, z1) = box_muller(u[j], u[j + 1]);
                 for z in [z0, z1] {
                     if i < D {

@@ -53,8 +53,10 @@ pub mod builtin;
 // The device team's entry bodies and helper kernels: plumbing, like `advance`.
 #[doc(hidden)]
 pub mod device;
+pub mod dual;
 pub mod kernel;
 pub mod lane;
+pub mod linalg;
 pub mod math;
 pub mod methods;
 pub mod random;

@@ -31,6 +31,9 @@ enum Method {
     Rk4,
     /// An embedded pair, adaptive: the tableau's path in `hawk::methods`.
     Adaptive(&'static str),
+    /// A Rosenbrock method, adaptive, with the Jacobian by dual numbers: `None` for
+    /// Rosenbrock23, else the tableau's path in `hawk::methods::rosenbrock`.
+    Stiff(Option<&'static str>),
     /// A fixed-step method for an Itô SDE with diagonal noise (`hawk::methods::sde`).
     Sde(SdeMethod),
 }
@@ -42,6 +45,9 @@ impl Method {
             "tsit5" => Method::Adaptive("TSIT5"),
             "dp87" => Method::Adaptive("DORMAND_PRINCE87"),
             "rk78" => Method::Adaptive("FEHLBERG78"),
+            "rosenbrock23" => Method::Stiff(None),
+            "rodas4" => Method::Stiff(Some("RODAS4")),
+            "rodas5p" => Method::Stiff(Some("RODAS5P")),
             other => match SdeMethod::named(other) {
                 Some(m) => Method::Sde(m),
                 None => {
@@ -49,7 +55,8 @@ impl Method {
                         lit.span(),
                         "unknown method: write `method = \"rk4\"` (fixed dt), `\"tsit5\"` \
                          (Tsitouras 5(4)), `\"dp87\"` (Dormand-Prince 8(7)) or `\"rk78\"` \
-                         (Fehlberg 7(8)); the adaptive ones take rtol, atol and t_end; for an \
+                         (Fehlberg 7(8)); for a stiff system `\"rosenbrock23\"` (MATLAB's \
+                         ode23s pair) , `\"rodas4\"` (Hairer and Wanner's order 4) or `\"rodas5p\"` (Steinebach's order 5); the adaptive ones take rtol, atol and t_end; for an \
                          SDE `\"euler_maruyama\"`, `\"milstein\"` or `\"sra1\"` with \
                          `diffusion = <helper>`",
                     ));
@@ -179,6 +186,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     for (ty, local, func) in sde.helpers() {
         rhs_struct.extend(caller(&ty, &local, quote!(#func)));
     }
+    if let Method::Stiff(_) = method {
+        if ev.any() || ev.rich() {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "events and stops are not supported with a Rosenbrock method yet: use an \
+                 explicit method (\"tsit5\", \"dp87\", \"rk78\") for a problem with events",
+            ));
+        }
+        check_stiff_len(n)?;
+        rhs_struct.extend(jacobian_impl(hawk, real, &rhs, &rhs_name));
+    }
     let input_names: Vec<Ident> = rhs.extras.iter().map(|a| a.name.clone()).collect();
     let ev_code = ev.code(hawk, y, n, time, &input_names);
     let (ev_params, ev_flags, ev_planes) = (&ev_code.params, &ev_code.flags, &ev_code.planes);
@@ -267,9 +285,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             }
         },
         Method::Adaptive(tableau) if ev.rich() => {
-            let tableau = Ident::new(tableau, Span::call_site());
             let attempt =
-                adaptive_attempt(hawk, &tableau, quote!(__t0), quote!(__y0), quote!(__target));
+                adaptive_attempt(hawk, method, quote!(__t0), quote!(__y0), quote!(__target));
+            let tableau = Ident::new(tableau, Span::call_site());
             let (pre, tail) = (&ev_code.pre, &ev_code.tail);
             quote! {
                 #(#attrs)*
@@ -310,15 +328,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 }
             }
         }
-        Method::Adaptive(tableau) => {
-            let tableau = Ident::new(tableau, Span::call_site());
-            let attempt = adaptive_attempt(
-                hawk,
-                &tableau,
-                quote!(*#time),
-                quote!(*#y),
-                quote!(next_save),
-            );
+        Method::Adaptive(_) | Method::Stiff(_) => {
+            let attempt =
+                adaptive_attempt(hawk, method, quote!(*#time), quote!(*#y), quote!(next_save));
             quote! {
                 #(#attrs)*
                 #vis fn #name(
@@ -343,7 +355,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     *accepted = __s.accepted;
                     *rejected = __s.rejected;
                     *terminated = __out.terminated;
-                    *failed = __out.collapsed;
+                    *failed = __out.collapsed | __out.singular;
                 }
             }
         }
@@ -352,7 +364,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     kernel_attr.push(syn::parse_quote!(time = #time));
     let positive = match method {
         Method::Rk4 | Method::Sde(_) => quote!(dt),
-        Method::Adaptive(_) => quote!(rtol),
+        Method::Adaptive(_) | Method::Stiff(_) => quote!(rtol),
     };
     if let Method::Sde(_) = method {
         kernel_attr.push(syn::parse_quote!(positive = [dt]));
@@ -373,16 +385,38 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     Ok(out)
 }
 
-/// One attempted adaptive step with `tableau` from time `t` and state `y`, landing on
-/// `target`: `__s` (the state after it) and `__out` (its outcome), from the kernel's `h`,
-/// `accepted` and `rejected` planes and its `rtol`, `atol` and `t_end` params.
+/// One attempted adaptive step of `method` (an embedded pair or a Rosenbrock method) from
+/// time `t` and state `y`, landing on `target`: `__s` (the state after it) and `__out` (its
+/// outcome), from the kernel's `h`, `accepted` and `rejected` planes and its `rtol`, `atol`
+/// and `t_end` params.
 fn adaptive_attempt(
     hawk: &syn::Path,
-    tableau: &Ident,
+    method: Method,
     t: TokenStream,
     y: TokenStream,
     target: TokenStream,
 ) -> TokenStream {
+    let (step, tableau) = match method {
+        Method::Adaptive(tab) => {
+            let tab = Ident::new(tab, Span::call_site());
+            (
+                quote!(#hawk::methods::adaptive_step_to),
+                quote!(&#hawk::methods::#tab,),
+            )
+        }
+        Method::Stiff(None) => (
+            quote!(#hawk::methods::rosenbrock::rosenbrock23_step_to),
+            quote!(),
+        ),
+        Method::Stiff(Some(tab)) => {
+            let tab = Ident::new(tab, Span::call_site());
+            (
+                quote!(#hawk::methods::rosenbrock::rosenbrock_step_to),
+                quote!(&#hawk::methods::rosenbrock::#tab,),
+            )
+        }
+        Method::Rk4 | Method::Sde(_) => unreachable!("not an adaptive method"),
+    };
     quote! {
         let mut __s = #hawk::methods::AdaptiveState {
             t: #t,
@@ -391,14 +425,71 @@ fn adaptive_attempt(
             accepted: *accepted,
             rejected: *rejected,
         };
-        let __out = #hawk::methods::adaptive_step_to(
+        let __out = #step(
             &__f,
-            &#hawk::methods::#tableau,
+            #tableau
             &mut __s,
             &#hawk::methods::Settings { rtol, atol, t_end },
             &#hawk::methods::StepControl::DEFAULT,
             #target,
         );
+    }
+}
+
+/// The Rosenbrock methods' limit on the state's length (`hawk::linalg::MAX_DIM`), checked
+/// here where the length is a literal (a named constant is checked when the kernel is
+/// compiled).
+fn check_stiff_len(n: &Expr) -> syn::Result<()> {
+    if let Expr::Lit(syn::ExprLit {
+        lit: Lit::Int(i), ..
+    }) = n
+    {
+        if i.base10_parse::<usize>()? > 16 {
+            return Err(syn::Error::new(
+                n.span(),
+                "a Rosenbrock method solves a linear system of the state's length: at most 16 \
+                 components (hawk::linalg::MAX_DIM)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `hawk::methods::rosenbrock::Jacobian` for the problem's `__HawkRhs`: the right-hand side
+/// evaluated once on dual numbers (`hawk::dual::linearize`), the inputs as constants.
+fn jacobian_impl(hawk: &syn::Path, real: &Ident, rhs: &Rhs, rhs_name: &Ident) -> TokenStream {
+    let n = &rhs.len;
+    let dual = quote!(#hawk::dual::Dual<S, { #n + 1 }>);
+    let mut lifts = Vec::new();
+    let mut args = Vec::new();
+    for a in &rhs.extras {
+        let (an, local) = (&a.name, format_ident!("__lift_{}", a.name));
+        lifts.push(match (a.role, &a.len) {
+            (Role::Param, Some(_)) => {
+                quote!(let #local = (*self.#an).map(#hawk::dual::Dual::constant);)
+            }
+            (_, Some(_)) => quote!(let #local = self.#an.map(#hawk::dual::Dual::constant);),
+            _ => quote!(let #local = #hawk::dual::Dual::constant(self.#an);),
+        });
+        args.push(match (a.role, &a.len) {
+            (Role::Param, Some(_)) => quote!(&#local),
+            _ => quote!(#local),
+        });
+    }
+    quote! {
+        impl<'a, S: #hawk::Lane<Elem = #real>> #hawk::methods::rosenbrock::Jacobian<S, { #n }>
+            for __HawkRhs<'a, S>
+        {
+            #[inline(always)]
+            fn linearize(&self, t: S, y: &[S; #n]) -> #hawk::dual::Linearization<S, { #n }> {
+                #(#lifts)*
+                #hawk::dual::linearize::<S, { #n }, { #n + 1 }>(
+                    |__t, __y| #rhs_name::<#dual>(__t, __y, #(#args),*),
+                    t,
+                    y,
+                )
+            }
+        }
     }
 }
 

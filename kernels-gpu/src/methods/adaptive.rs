@@ -98,6 +98,9 @@ pub struct StepOutcome<M> {
     pub collapsed: M,
     /// The attempted step produced a NaN or infinite state (the step was rejected).
     pub non_finite: M,
+    /// The step's linear system was singular (Rosenbrock methods, [`super::rosenbrock`];
+    /// never set by the embedded pairs): the step was rejected.
+    pub singular: M,
 }
 
 /// `x^(-1/m)`. For `m` a power of two (Fehlberg 7(8): `m = 8`) this is `1 / sqrt(...sqrt(x))`,
@@ -211,6 +214,38 @@ pub fn adaptive_step_to<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
     ctl: &StepControl,
     next_save: L,
 ) -> StepOutcome<L::Mask> {
+    let len = step_length(state.t, state.h, settings.t_end, next_save);
+    let s = embedded_step(f, tab, state.t, &state.y, len.step);
+    let none = L::Mask::splat(false);
+    conclude(
+        state,
+        settings,
+        ctl,
+        &len,
+        &s.y,
+        &s.err,
+        tab.error_order(),
+        none,
+    )
+}
+
+/// The second half of an adaptive attempt, shared by the embedded pairs and the Rosenbrock
+/// methods: from the attempted step's new state `y_new` and error estimate `err`, steps 3
+/// to 5 of [`adaptive_step`] (norm, accept or reject, the next `h`, the counters) with
+/// `error_order` as `q`. Lanes in `singular` (the step's linear system could not be
+/// solved) are rejected and reported as such.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn conclude<L: Lane, const N: usize>(
+    state: &mut AdaptiveState<L, N>,
+    settings: &Settings<L>,
+    ctl: &StepControl,
+    len: &StepLength<L>,
+    y_new: &[L; N],
+    err: &[L; N],
+    error_order: u32,
+    singular: L::Mask,
+) -> StepOutcome<L::Mask> {
     let (t, y, h) = (state.t, state.y, state.h);
     let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
     let active = t.simd_lt(settings.t_end);
@@ -219,32 +254,30 @@ pub fn adaptive_step_to<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
         t_new,
         last,
         at_save,
-    } = step_length(t, h, settings.t_end, next_save);
-
-    let s = embedded_step(f, tab, t, &y, step);
+    } = *len;
 
     let mut finite = L::Mask::splat(true);
     let mut sum = zero;
     for n in 0..N {
-        let scale = settings.atol + settings.rtol * y[n].abs().max(s.y[n].abs());
-        let r = s.err[n] / scale;
+        let scale = settings.atol + settings.rtol * y[n].abs().max(y_new[n].abs());
+        let r = err[n] / scale;
         sum += r * r;
-        finite &= s.y[n].is_finite();
+        finite &= y_new[n].is_finite();
     }
     let norm = (sum / lc::<L>(N as f64)).sqrt();
 
-    let ok = norm.simd_le(one) & finite;
+    let ok = norm.simd_le(one) & finite & !singular;
     let accept = active & ok;
     let reject = active & !ok;
 
-    let factor = (lc::<L>(ctl.safety) * inv_root(norm, tab.error_order() + 1))
+    let factor = (lc::<L>(ctl.safety) * inv_root(norm, error_order + 1))
         .max(lc::<L>(ctl.fac_min))
         .min(lc::<L>(ctl.fac_max));
     let h_new = step * factor;
 
     state.t = L::select(accept, t_new, t);
     for n in 0..N {
-        state.y[n] = L::select(accept, s.y[n], y[n]);
+        state.y[n] = L::select(accept, y_new[n], y[n]);
     }
     // A step shortened to a save time: try the unclipped `h` next (unless the clipped
     // step proposes more).
@@ -263,5 +296,6 @@ pub fn adaptive_step_to<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
         rejected: reject,
         collapsed,
         non_finite: active & !finite,
+        singular: active & singular,
     }
 }

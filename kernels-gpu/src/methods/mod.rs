@@ -1,7 +1,7 @@
 //! Runge-Kutta methods for ensembles: a right-hand-side trait, fixed-step RK4, embedded
 //! tableaus as `const` data, a per-sample adaptive step, and the location of events inside
-//! a step ([`events`]), and fixed-step methods for stochastic differential equations
-//! ([`sde`]).
+//! a step ([`events`]), fixed-step methods for stochastic differential equations
+//! ([`sde`]) and linearly implicit methods for stiff systems ([`rosenbrock`]).
 //!
 //! Everything is generic over the [`Lane`] type, so the same code advances one
 //! sample per GPU thread (`f64` lane) or several samples per host SIMD vector, with the same
@@ -26,6 +26,7 @@ pub mod events;
 mod fehlberg78;
 mod rhs;
 mod rk4;
+pub mod rosenbrock;
 pub mod sde;
 mod tableau;
 mod tsit5;

@@ -43,3 +43,7 @@ pub mod events {}
 /// Chapter 11: stochastic ensembles: counter-based noise, Euler-Maruyama, Milstein, SRA1.
 #[doc = include_str!("../docs/guide/11-stochastic.md")]
 pub mod stochastic {}
+
+/// Chapter 12: stiff ensembles: Rosenbrock methods with Jacobians by dual numbers.
+#[doc = include_str!("../docs/guide/12-stiff.md")]
+pub mod stiff {}

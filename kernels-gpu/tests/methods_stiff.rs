@@ -363,8 +363,12 @@ fn max_rel(got: &[f64], want: &[f64]) -> f64 {
 /// on duals), as a `#[problem]` builds it.
 struct Stiff<const N: usize, const P: usize, const D: usize> {
     p: [f64; P],
-    f: fn(&[Dual<f64, D>; P], Dual<f64, D>, &[Dual<f64, D>; N]) -> [Dual<f64, D>; N],
+    f: DualRhs<N, P, D>,
 }
+
+/// A right-hand side `f(p, t, y)` on `f64` duals with `D` directions.
+type DualRhs<const N: usize, const P: usize, const D: usize> =
+    fn(&[Dual<f64, D>; P], Dual<f64, D>, &[Dual<f64, D>; N]) -> [Dual<f64, D>; N];
 
 impl<const N: usize, const P: usize, const D: usize> Rhs<f64, N> for Stiff<N, P, D> {
     fn eval(&self, t: f64, y: &[f64; N]) -> [f64; N] {

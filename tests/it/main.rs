@@ -19,6 +19,7 @@ mod ptx;
 mod register_table;
 mod report;
 mod sde;
+mod stiff;
 mod trajectory;
 mod trust;
 mod user_crate;

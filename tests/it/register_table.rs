@@ -85,3 +85,11 @@ fn entry_table(names: &[&str], no_spills: impl Fn(&str) -> bool) {
         }
     }
 }
+
+/// The stiff problems' entries (Rodas5P and Rosenbrock23 at N = 3: the Jacobian on duals,
+/// the LU and the stages in one thread), printed; they must not spill.
+#[test]
+fn stiff_entries_fit_a_thread() {
+    let names = ["hawk_robertson", "hawk_robertson_f32", "hawk_robertson23"];
+    entry_table(&names, |_| true);
+}

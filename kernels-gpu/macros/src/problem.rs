@@ -443,14 +443,13 @@ fn check_stiff_len(n: &Expr) -> syn::Result<()> {
     if let Expr::Lit(syn::ExprLit {
         lit: Lit::Int(i), ..
     }) = n
+        && i.base10_parse::<usize>()? > 16
     {
-        if i.base10_parse::<usize>()? > 16 {
-            return Err(syn::Error::new(
-                n.span(),
-                "a Rosenbrock method solves a linear system of the state's length: at most 16 \
-                 components (hawk::linalg::MAX_DIM)",
-            ));
-        }
+        return Err(syn::Error::new(
+            n.span(),
+            "a Rosenbrock method solves a linear system of the state's length: at most 16 \
+             components (hawk::linalg::MAX_DIM)",
+        ));
     }
     Ok(())
 }

@@ -32,6 +32,7 @@ impl<L: Lane, const D: usize> Mul for Dual<L, D> {
     type Output = Self;
     /// `(a b)' = a' b + a b'`.
     #[inline(always)]
+    #[allow(clippy::suspicious_arithmetic_impl)] // the product rule
     fn mul(self, o: Self) -> Self {
         Dual {
             v: self.v * o.v,
@@ -44,6 +45,7 @@ impl<L: Lane, const D: usize> Div for Dual<L, D> {
     type Output = Self;
     /// `(a / b)' = (a' - (a / b) b') / b`.
     #[inline(always)]
+    #[allow(clippy::suspicious_arithmetic_impl)] // the quotient rule
     fn div(self, o: Self) -> Self {
         let q = self.v / o.v;
         Dual {

@@ -251,3 +251,31 @@ pub fn ou_noise(
 ) -> [Scalar; 2] {
     [sigma, sigma]
 }
+
+/// Robertson's stiff chemical kinetics (rates per sample), Rodas5P, its Jacobian by dual
+/// numbers.
+#[problem(method = "rodas5p")]
+pub fn robertson(_t: Scalar, y: &[Scalar; 3], k1: Scalar, k2: Scalar, k3: Scalar) -> [Scalar; 3] {
+    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
+    [c - a, a - b - c, b]
+}
+
+/// [`robertson`] with Rosenbrock23.
+#[problem(method = "rosenbrock23")]
+pub fn robertson23(_t: Scalar, y: &[Scalar; 3], k1: Scalar, k2: Scalar, k3: Scalar) -> [Scalar; 3] {
+    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
+    [c - a, a - b - c, b]
+}
+
+/// [`robertson`] in `f32`.
+#[problem(method = "rodas5p", real = "f32")]
+pub fn robertson_f32(
+    _t: Scalar,
+    y: &[Scalar; 3],
+    k1: Scalar,
+    k2: Scalar,
+    k3: Scalar,
+) -> [Scalar; 3] {
+    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
+    [c - a, a - b - c, b]
+}

@@ -2,8 +2,11 @@
 //! Rosenbrock23 (`hawk::methods::rosenbrock`).
 //!
 //! - Every derivative rule against a central difference of std's own function (an
-//!   independent implementation), and the Robertson Jacobian by duals against a hand-written
-//!   one, bit for bit.
+//!   independent implementation), the Robertson Jacobian by duals against a hand-written
+//!   one, bit for bit, and HIRES's against a central difference to 1e-7.
+//! - Rodas5P on HIRES, Van der Pol and the Oregonator on 8 SIMD lanes against the scalar
+//!   lane (the emulated device's and a GPU thread's), bit for bit (Robertson's kernels are
+//!   run on both teams in `tests/it/stiff.rs`).
 //! - LU solves against their residual, pivoting where the diagonal is zero, singular and
 //!   non-finite matrices flagged, and SIMD lanes (each with its own pivots) against the
 //!   scalar lane, bit for bit.
@@ -360,27 +363,31 @@ fn max_rel(got: &[f64], want: &[f64]) -> f64 {
 }
 
 /// A right-hand side generic over the lane with per-sample inputs `p` (lifted to constants
-/// on duals), as a `#[problem]` builds it.
-struct Stiff<const N: usize, const P: usize, const D: usize> {
-    p: [f64; P],
-    f: DualRhs<N, P, D>,
+/// on duals), as a `#[problem]` builds it, on lane `L`.
+struct Stiff<L, const N: usize, const P: usize, const D: usize> {
+    p: [L; P],
+    f: DualRhs<L, N, P, D>,
 }
 
-/// A right-hand side `f(p, t, y)` on `f64` duals with `D` directions.
-type DualRhs<const N: usize, const P: usize, const D: usize> =
-    fn(&[Dual<f64, D>; P], Dual<f64, D>, &[Dual<f64, D>; N]) -> [Dual<f64, D>; N];
+/// A right-hand side `f(p, t, y)` on duals of `L` with `D` directions.
+type DualRhs<L, const N: usize, const P: usize, const D: usize> =
+    fn(&[Dual<L, D>; P], Dual<L, D>, &[Dual<L, D>; N]) -> [Dual<L, D>; N];
 
-impl<const N: usize, const P: usize, const D: usize> Rhs<f64, N> for Stiff<N, P, D> {
-    fn eval(&self, t: f64, y: &[f64; N]) -> [f64; N] {
+impl<L: Lane<Elem = f64>, const N: usize, const P: usize, const D: usize> Rhs<L, N>
+    for Stiff<L, N, P, D>
+{
+    fn eval(&self, t: L, y: &[L; N]) -> [L; N] {
         let p = self.p.map(Dual::constant);
         (self.f)(&p, Dual::constant(t), &y.map(Dual::constant)).map(|d| d.v)
     }
 }
 
-impl<const N: usize, const P: usize, const D: usize> Jacobian<f64, N> for Stiff<N, P, D> {
-    fn linearize(&self, t: f64, y: &[f64; N]) -> Linearization<f64, N> {
+impl<L: Lane<Elem = f64>, const N: usize, const P: usize, const D: usize> Jacobian<L, N>
+    for Stiff<L, N, P, D>
+{
+    fn linearize(&self, t: L, y: &[L; N]) -> Linearization<L, N> {
         let p = self.p.map(Dual::constant);
-        linearize::<f64, N, D>(|t, y| (self.f)(&p, t, y), t, y)
+        linearize::<L, N, D>(|t, y| (self.f)(&p, t, y), t, y)
     }
 }
 
@@ -434,13 +441,13 @@ fn workloads(m: Method, rel: f64) {
     }
     let y0 = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057];
     for (p, want) in HIRES {
-        let f = Stiff::<8, 1, 9> { p: [p], f: hires };
+        let f = Stiff::<f64, 8, 1, 9> { p: [p], f: hires };
         let (y, n) = solve(m, &f, y0, HIRES_T_END, tol);
         worst[1] = worst[1].max(max_rel(&y, &want));
         steps[1] += n;
     }
     for (mu, want) in VAN_DER_POL {
-        let f = Stiff::<2, 1, 3> {
+        let f = Stiff::<f64, 2, 1, 3> {
             p: [mu],
             f: van_der_pol,
         };
@@ -449,7 +456,7 @@ fn workloads(m: Method, rel: f64) {
         steps[2] += n;
     }
     for (s, want) in OREGONATOR {
-        let f = Stiff::<3, 1, 4> {
+        let f = Stiff::<f64, 3, 1, 4> {
             p: [s],
             f: oregonator,
         };
@@ -527,14 +534,14 @@ fn fixed_step_error(m: Method, h: f64) -> f64 {
         atol: 1e300,
         t_end: 1.0,
     };
-    let lin = Stiff::<1, 1, 2> {
+    let lin = Stiff::<f64, 1, 1, 2> {
         p: [-10.0],
         f: |p, t, y| [p[0] * (y[0] - t.sin()) + t.cos()],
     };
     let mut s = AdaptiveState::new(0.0, [1.0], h);
     while !attempt(m, &lin, &mut s, &set, &fixed).terminated {}
     let e1 = (s.y[0] - (1.0f64.sin() + (-10.0f64).exp())).abs();
-    let quad = Stiff::<1, 1, 2> {
+    let quad = Stiff::<f64, 1, 1, 2> {
         p: [0.0],
         f: |_, _, y| [-(y[0] * y[0])],
     };
@@ -580,4 +587,133 @@ fn a_non_finite_jacobian_is_a_singular_step_and_nothing_moves() {
         );
         assert_eq!((s.t, s.y), (0.0, [1.0, 0.0, 0.0]));
     }
+}
+
+#[test]
+fn hires_jacobian_by_duals_matches_a_central_difference() {
+    let mut r = Lcg(3);
+    for &(p, y) in HIRES.iter() {
+        // The reference's final state, and random states near it.
+        for pass in 0..4 {
+            let y: [f64; 8] = if pass == 0 {
+                y
+            } else {
+                y.map(|v| v * r.next(0.5, 1.5))
+            };
+            let f = Stiff::<f64, 8, 1, 9> { p: [p], f: hires };
+            let lin = f.linearize(0.0, &y);
+            let scale = lin.jac.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+            for j in 0..8 {
+                // HIRES is at most bilinear in y: a central difference is exact but for rounding.
+                let h = 1e-3 * y[j].abs().max(1e-3);
+                let (mut up, mut down) = (y, y);
+                up[j] += h;
+                down[j] -= h;
+                let (fu, fd) = (f.eval(0.0, &up), f.eval(0.0, &down));
+                for i in 0..8 {
+                    let fd_ij = (fu[i] - fd[i]) / (up[j] - down[j]);
+                    let err = (lin.jac[i][j] - fd_ij).abs();
+                    assert!(
+                        err <= 1e-7 * lin.jac[i][j].abs().max(1e-3 * scale),
+                        "d f{i} / d y{j}: {:e} against {fd_ij:e}",
+                        lin.jac[i][j]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Rodas5P on 8 samples of `f` in one 8-lane SIMD value against each sample on the scalar
+/// lane (what the emulated device and a GPU thread run), bit for bit.
+fn lanes_match_scalar<const N: usize, const D: usize>(
+    name: &str,
+    p: [f64; 8],
+    y0: [f64; N],
+    t_end: f64,
+    f: DualRhs<Simd<f64, 8>, N, 1, D>,
+    g: DualRhs<f64, N, 1, D>,
+) {
+    let run = |rhs: &dyn Fn(&mut AdaptiveState<Simd<f64, 8>, N>) -> bool| {
+        let mut s = AdaptiveState::new(Simd::splat(0.0), y0.map(Simd::splat), Simd::splat(1e-6));
+        while !rhs(&mut s) {}
+        s
+    };
+    let set = Settings {
+        rtol: Simd::splat(1e-8),
+        atol: Simd::splat(1e-8),
+        t_end: Simd::splat(t_end),
+    };
+    let wide = Stiff {
+        p: [Simd::from_array(p)],
+        f,
+    };
+    let s = run(&|s| {
+        rosenbrock_step_to(
+            &wide,
+            &RODAS5P,
+            s,
+            &set,
+            &StepControl::DEFAULT,
+            Simd::splat(f64::INFINITY),
+        )
+        .terminated
+        .all()
+    });
+    for (l, &pl) in p.iter().enumerate() {
+        let narrow = Stiff { p: [pl], f: g };
+        let mut one = AdaptiveState::new(0.0, y0, 1e-6);
+        let set1 = Settings {
+            rtol: 1e-8,
+            atol: 1e-8,
+            t_end,
+        };
+        while !attempt(
+            Method::Rodas5P,
+            &narrow,
+            &mut one,
+            &set1,
+            &StepControl::DEFAULT,
+        )
+        .terminated
+        {}
+        assert_eq!(bits(s.y.map(|v| v[l])), bits(one.y), "{name} lane {l}");
+        assert_eq!(
+            (s.t[l], s.accepted[l], s.rejected[l]),
+            (one.t, one.accepted, one.rejected),
+            "{name} lane {l}"
+        );
+    }
+}
+
+#[test]
+fn every_workload_on_simd_lanes_equals_the_scalar_lane_bit_for_bit() {
+    let first8 = |f: &dyn Fn(usize) -> f64| -> [f64; 8] { core::array::from_fn(|i| f(2 * i)) };
+    let y0 = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057];
+    lanes_match_scalar::<8, 9>(
+        "hires",
+        first8(&|i| HIRES[i].0),
+        y0,
+        HIRES_T_END,
+        hires,
+        hires,
+    );
+    let vdp = first8(&|i| VAN_DER_POL[i].0);
+    lanes_match_scalar::<2, 3>(
+        "van der pol",
+        vdp,
+        [2.0, 0.0],
+        VAN_DER_POL_T_END,
+        van_der_pol,
+        van_der_pol,
+    );
+    let s = first8(&|i| OREGONATOR[i].0);
+    lanes_match_scalar::<3, 4>(
+        "oregonator",
+        s,
+        [1.0, 2.0, 3.0],
+        OREGONATOR_T_END,
+        oregonator,
+        oregonator,
+    );
 }

@@ -5,7 +5,8 @@
 //! Tsit5), Kuramoto (32 phases, `sin` of every difference) and a 4-32-4 neural ODE whose
 //! weights are one shared table; and two stochastic ensembles: geometric Brownian motion
 //! for a call price (Euler-Maruyama) and Ornstein-Uhlenbeck (SRA1), whose steps draw their
-//! noise from Philox.
+//! noise from Philox; and a stiff one: Robertson's kinetics (Rodas5P), whose steps solve
+//! linear systems.
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
@@ -15,7 +16,7 @@ use eagle::{Error, RunReport};
 use hawk::builtin::{
     GbmEm, KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4, Lorenz96Tsit5, LorenzRk4,
     LorenzRk4F32, LorenzRk78, LorenzRk78F32, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4,
-    Oscillator, OuSra1, PendulumRk4, PendulumRk4F32,
+    Oscillator, OuSra1, PendulumRk4, PendulumRk4F32, RobertsonRodas5p,
 };
 use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -64,11 +65,16 @@ pub enum Workload {
     /// Ornstein-Uhlenbeck, theta in [0.5, 2] per sample, mean 0, sigma 1, from x = 1;
     /// Rößler's SRA1 at dt = 0.01 to t = 5 (500 steps), f64; two Philox blocks per step.
     OuSra1,
+    /// Robertson's stiff kinetics, the rates `k1 = 0.04`, `k2 = 3e7`, `k3 = 1e4` each
+    /// scaled per sample by a factor from 0.5 to 2 (as `examples/robertson.rs`), Rodas5P
+    /// at rtol = atol = 1e-8 to t = 1e5, f64: per step a Jacobian on dual numbers, a 3 x 3
+    /// LU and 8 solves.
+    RobertsonRodas5p,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 14] = [
+    pub const ALL: [Workload; 15] = [
         Workload::Oscillator,
         Workload::LorenzRk4F64,
         Workload::LorenzRk4F32,
@@ -83,6 +89,7 @@ impl Workload {
         Workload::NeuralOdeRk4,
         Workload::GbmEm,
         Workload::OuSra1,
+        Workload::RobertsonRodas5p,
     ];
 
     /// The workload's name on the card and the command line.
@@ -102,6 +109,7 @@ impl Workload {
             Workload::NeuralOdeRk4 => "neural-ode-rk4-f64",
             Workload::GbmEm => "gbm-em-f64",
             Workload::OuSra1 => "ou-sra1-f64",
+            Workload::RobertsonRodas5p => "robertson-rodas5p-f64",
         }
     }
 
@@ -133,6 +141,7 @@ impl Workload {
             Workload::NeuralOdeRk4 => "y[0]",
             Workload::GbmEm => "path",
             Workload::OuSra1 => "theta",
+            Workload::RobertsonRodas5p => "k1",
             _ => "rho",
         }
     }
@@ -212,6 +221,7 @@ impl Workload {
             Workload::NeuralOdeRk4 => f.with(self, neural_ode(n)),
             Workload::GbmEm => f.with(self, gbm(n)),
             Workload::OuSra1 => f.with(self, ou(n)),
+            Workload::RobertsonRodas5p => f.with(self, robertson(n)),
         }
     }
 
@@ -559,6 +569,28 @@ fn ou(n: usize) -> Ensemble<OuSra1> {
         vec![linspace(0.5, 2.0, n), paths(n)],
         vec![0.0, 1.0, 0.01, 5.0, 2024.0],
         vec![vec![1.0; n], vec![0.0; n], vec![0.0; n]],
+    )
+}
+
+fn robertson(n: usize) -> Ensemble<RobertsonRodas5p> {
+    // The factor 2^((j - 7.5) / 7.5), 0.5 to 2, of sample i's rates: j = i, 5i, 11i mod 16.
+    let factor = |j: usize| 2f64.powf((j as f64 - 7.5) / 7.5);
+    let rates = |base: f64, m: usize| (0..n).map(|i| base * factor((m * i) % 16)).collect();
+    // Inputs: k1, k2, k3; params: t_end, rtol, atol; planes: y (3), t, h, accepted,
+    // rejected.
+    let z = vec![0.0; n];
+    Ensemble::new(
+        vec![rates(0.04, 1), rates(3e7, 5), rates(1e4, 11)],
+        vec![1e5, 1e-8, 1e-8],
+        vec![
+            vec![1.0; n],
+            z.clone(),
+            z.clone(),
+            z.clone(),
+            vec![1e-6; n],
+            z.clone(),
+            z,
+        ],
     )
 }
 

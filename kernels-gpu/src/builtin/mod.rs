@@ -11,6 +11,7 @@ pub mod lorenz96;
 pub mod neural_ode;
 pub mod oscillator;
 pub mod pendulum;
+pub mod stiff;
 pub mod stochastic;
 
 pub use elementary::{
@@ -37,4 +38,5 @@ pub use pendulum::{
     PendulumRk4, PendulumRk4F32, PendulumRk4F32Planes, PendulumRk4Planes, pendulum_rk4,
     pendulum_rk4_f32,
 };
+pub use stiff::{RobertsonRodas5p, RobertsonRodas5pPlanes, robertson_rodas5p};
 pub use stochastic::{GbmEm, GbmEmPlanes, OuSra1, OuSra1Planes, gbm_em, ou_sra1};

@@ -279,3 +279,40 @@ pub fn robertson_f32(
     let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
     [c - a, a - b - c, b]
 }
+
+/// HIRES, the 8-state photomorphogenesis problem (Hairer and Wanner II, IV.10), Rodas5P:
+/// built for the GPU only, for its registers and stack at N = 8
+/// (`register_table::stiff_entries_fit_a_thread`). Its accuracy and its lanes are checked at
+/// the method level (`kernels-gpu/tests/methods_stiff.rs`); on the host its 26 chunk loops
+/// would cost minutes of every test build.
+#[cfg(target_arch = "nvptx64")]
+#[problem(method = "rodas5p")]
+pub fn hires(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
+    hires_field(y, p)
+}
+
+/// [`hires`] in `f32` (GPU only).
+#[cfg(target_arch = "nvptx64")]
+#[problem(method = "rodas5p", real = "f32")]
+pub fn hires_f32(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
+    hires_field(y, p)
+}
+
+/// HIRES's right-hand side, with the rate of `y1 -> y2` (1.71) scaled by `p`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn hires_field<S: Lane>(y: &[S; 8], p: S) -> [S; 8] {
+    let c = |v: f64| S::splat(<S::Elem as Real>::from_f64(v));
+    let r = c(1.71) * p;
+    let f7 = c(280.0) * y[5] * y[7] - c(1.81) * y[6];
+    [
+        -r * y[0] + c(0.43) * y[1] + c(8.32) * y[2] + c(0.0007),
+        r * y[0] - c(8.75) * y[1],
+        -c(10.03) * y[2] + c(0.43) * y[3] + c(0.035) * y[4],
+        c(8.32) * y[1] + c(1.71) * y[2] - c(1.12) * y[3],
+        -c(1.745) * y[4] + c(0.43) * y[5] + c(0.43) * y[6],
+        -c(280.0) * y[5] * y[7] + c(0.69) * y[3] + c(1.71) * y[4] - c(0.43) * y[5] + c(0.69) * y[6],
+        f7,
+        -f7,
+    ]
+}

@@ -1,0 +1,18 @@
+//! The card's stiff workload: Robertson's chemical kinetics, Rodas5P with the Jacobian by
+//! dual numbers (`crate::dual`), f64.
+
+use crate::prelude::*;
+
+/// Robertson's kinetics, three species: `y1' = -k1 y1 + k3 y2 y3`, `y2' = k1 y1 - k2 y2^2 -
+/// k3 y2 y3`, `y3' = k2 y2^2`, rates per sample; Rodas5P (adaptive).
+#[problem(method = "rodas5p")]
+pub fn robertson_rodas5p(
+    _t: Scalar,
+    y: &[Scalar; 3],
+    k1: Scalar,
+    k2: Scalar,
+    k3: Scalar,
+) -> [Scalar; 3] {
+    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
+    [c - a, a - b - c, b]
+}

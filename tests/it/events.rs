@@ -4,8 +4,9 @@
 //! compaction with reorder and two shards give the same bits; a full record fails or
 //! stops the sample as set; bad settings are refused.
 
+use crate::common::host;
 use eagle::shard::Devices;
-use eagle::{Compaction, Error, HostConfig, Options, Reorder, Status, Target};
+use eagle::{Compaction, Error, Options, Reorder, Status, Target};
 use eagle_test_support::{
     Ball, BallPlanes, GRAVITY, KeplerPassages, KeplerPassagesPlanes, MODULE, Neuron, NeuronPlanes,
 };
@@ -86,14 +87,6 @@ fn bounce_time(e: f64, k: usize) -> f64 {
     t1 + (1..=k)
         .map(|j| 2.0 * e.powi(j as i32) * GRAVITY * t1 / GRAVITY)
         .sum::<f64>()
-}
-
-fn host(lanes: usize) -> Target {
-    Target::Host(HostConfig {
-        lanes: Some(lanes),
-        threads: Some(2),
-        ..HostConfig::default()
-    })
 }
 
 fn run_balls(target: Target, options: Options) -> Balls {

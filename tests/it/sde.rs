@@ -5,21 +5,14 @@
 //! draws on every team, lane width, shard, after compaction and reorder, and after a run
 //! that stopped at `max_steps` is resumed; bad keys and steps are refused before a run.
 
+use crate::common::host;
 use eagle::hawk::random::Stream;
 use eagle::shard::Devices;
-use eagle::{Compaction, Error, HostConfig, Options, Reorder, Target};
+use eagle::{Compaction, Error, Options, Reorder, Target};
 use eagle_test_support::{
     GbmEm, GbmEmPlanes, GbmMilstein, GbmMilsteinFree, GbmMilsteinFreePlanes, GbmMilsteinPlanes,
     MODULE, Ou, OuPlanes,
 };
-
-fn host(lanes: usize) -> Target {
-    Target::Host(HostConfig {
-        lanes: Some(lanes),
-        threads: Some(2),
-        ..HostConfig::default()
-    })
-}
 
 /// A GBM ensemble: one path number per sample, its own start time (so samples finish at
 /// different steps and compaction moves them).

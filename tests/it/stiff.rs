@@ -5,6 +5,7 @@
 //! `scripts/stiff_reference.py`), the same bits on every lane width and on the emulated
 //! device, and a sample whose Jacobian is not finite failing alone.
 
+use crate::common::host;
 use eagle::{HostConfig, Options, Target};
 use eagle_test_support::{
     MODULE, Robertson, Robertson23, Robertson23Planes, RobertsonF32, RobertsonF32Planes,
@@ -17,14 +18,6 @@ mod reference {
     include!("../../kernels-gpu/tests/data/stiff_reference.rs");
 }
 use reference::{ROBERTSON, ROBERTSON_T_END};
-
-fn host(lanes: usize) -> Target {
-    Target::Host(HostConfig {
-        lanes: Some(lanes),
-        threads: Some(2),
-        ..HostConfig::default()
-    })
-}
 
 /// An ensemble of an adaptive problem with `N` states and one or three per-sample inputs,
 /// in `R` (`f64` or `f32`).

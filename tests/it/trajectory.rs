@@ -4,6 +4,7 @@
 //! before anything runs; the no-saving path is untouched.
 
 use crate::common;
+use crate::common::host;
 
 use crate::common::Ens;
 use crate::common::trajectory::{
@@ -11,15 +12,7 @@ use crate::common::trajectory::{
 };
 use eagle::hawk::Steps;
 use eagle::hawk::builtin::Oscillator;
-use eagle::{Compaction, Error, HostConfig, Options, PointStatus, Reorder, SaveAt, Target};
-
-fn host(lanes: usize) -> Target {
-    Target::Host(HostConfig {
-        threads: Some(2),
-        lanes: Some(lanes),
-        isa: None,
-    })
-}
+use eagle::{Compaction, Error, Options, PointStatus, Reorder, SaveAt};
 
 #[test]
 fn saved_points_equal_runs_stopped_there_at_every_lane_width() {

@@ -3,6 +3,7 @@
 
 use eagle::hawk::Kernel;
 use eagle::hawk::builtin::{OscillatorPlanes, oscillator};
+use eagle::{HostConfig, Target};
 
 /// A small deterministic generator (SplitMix64), so tests need no seed files.
 pub struct Rng(pub u64);
@@ -105,3 +106,12 @@ pub fn reference(e: &mut Ens, t_end: f64, dt: f64, max_steps: u64) -> Vec<bool> 
 pub mod device;
 pub mod ptxas;
 pub mod trajectory;
+
+/// The host team with `lanes` samples per group and 2 threads.
+pub fn host(lanes: usize) -> Target {
+    Target::Host(HostConfig {
+        lanes: Some(lanes),
+        threads: Some(2),
+        ..HostConfig::default()
+    })
+}

@@ -19,8 +19,11 @@ warm=$!
 trap 'kill $warm 2>/dev/null || true' EXIT
 cargo fmt --all -- --check
 # The test build's features: the card (eagle-cli's `card`: its module, binary, bench and
-# tests) and MPI (dev-dependencies turn it on).
-FEATURES=eagle-cli/card
+# tests) with its workloads' portable host loops alone (`portable-loops`: a third of the
+# card's build; the tests check the rows' bits, which every loop gives alike, while the
+# AVX2 and AVX-512 loops are checked in the `it` tests on kernels that differ in what
+# matters; `cargo bench` builds every loop), and MPI (dev-dependencies turn it on).
+FEATURES=eagle-cli/card,eagle-cli/portable-loops
 # One lint pass over every target, with the test build's features (so the build scripts it
 # runs, eagle's GPU module above all, serve the test build too).
 cargo clippy --workspace --all-targets --release --features "$FEATURES" -- -D warnings
@@ -29,7 +32,7 @@ cargo clippy --workspace --all-targets --release --features "$FEATURES" -- -D wa
 cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
 cargo clippy -p eagle-runtime --release --features nvtx -- -D warnings
 phase lints
-# eagle-cli's card (every workload on every lane shape) is the costliest crate to build;
+# eagle-cli's card (every workload) is the costliest crate to build;
 # only eagle-cli's own tests use it, so it builds beside the `it` binary, not before it.
 # Here it is built at opt-level 1 (the tests check its results, which are the same bits at
 # any opt-level: Rust never reassociates or fuses floating point); `cargo card` builds it

@@ -8,7 +8,7 @@ use eagle::hawk::{Kernel, Real};
 use eagle::hawk_host::HostReal;
 use eagle::shard::{Devices, Fleet};
 use eagle::{Error, HostConfig, Options, Status, Target};
-use eagle_cli::card::{Ensemble, MAX_STEPS, WithEnsemble, Workload};
+use eagle_cli::card::{Deploy, Ensemble, MAX_STEPS, WithEnsemble, Workload};
 
 /// Bits of every mutable plane.
 fn bits<R: Real>(muts: &[Vec<R>]) -> Vec<Vec<u64>> {
@@ -30,13 +30,13 @@ impl WithEnsemble for SameBits {
         K::Real: HostReal,
     {
         let options = Options::new(MAX_STEPS);
-        let one = eagle::deploy(K::default(), Target::Emulated).unwrap();
+        let one = eagle::deploy(Deploy::<K>::default(), Target::Emulated).unwrap();
         let mut reference = e.clone();
         let report = reference.run(&one, options.clone()).unwrap();
         assert!(report.done(), "{}", w.name());
         let want = bits(&reference.muts);
         for parts in [2, 3] {
-            let fleet = eagle::deploy(K::default(), Devices::Emulated(parts)).unwrap();
+            let fleet = eagle::deploy(Deploy::<K>::default(), Devices::Emulated(parts)).unwrap();
             assert_eq!(fleet.len(), parts);
             let mut mine = e.clone();
             let mut runner = eagle::until_done(&fleet, options.clone(), mine.planes()).unwrap();
@@ -62,7 +62,7 @@ impl WithEnsemble for SameBits {
         }
         // A fleet mixing the host team and an emulated device: the same bits again.
         let mixed = eagle::deploy(
-            K::default(),
+            Deploy::<K>::default(),
             Devices::Teams(vec![Target::Host(HostConfig::default()), Target::Emulated]),
         )
         .unwrap()
@@ -117,8 +117,8 @@ fn oscillator<T>(n: usize, f: impl FnOnce(OscillatorPlanes<'_>) -> T) -> (T, Vec
 
 #[test]
 fn fewer_samples_than_devices_and_one_sample() {
-    let fleet = eagle::deploy(Oscillator, Devices::Emulated(3)).unwrap();
-    let one = eagle::deploy(Oscillator, Target::Emulated).unwrap();
+    let fleet = eagle::deploy(Deploy::<Oscillator>::default(), Devices::Emulated(3)).unwrap();
+    let one = eagle::deploy(Deploy::<Oscillator>::default(), Target::Emulated).unwrap();
     for n in [1, 2] {
         let (want, x1) = oscillator(n, |p| {
             let mut r = eagle::until_done(&one, 10_000, p).unwrap();
@@ -159,8 +159,8 @@ fn fewer_samples_than_devices_and_one_sample() {
 
 #[test]
 fn bad_input_is_refused_with_one_runners_error_and_nothing_changes() {
-    let fleet = eagle::deploy(Oscillator, Devices::Emulated(2)).unwrap();
-    let one = eagle::deploy(Oscillator, Target::Emulated).unwrap();
+    let fleet = eagle::deploy(Deploy::<Oscillator>::default(), Devices::Emulated(2)).unwrap();
+    let one = eagle::deploy(Deploy::<Oscillator>::default(), Target::Emulated).unwrap();
     let n = 10;
     let omega = vec![1.0; n];
     let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n - 1], vec![0.0; n]);
@@ -204,7 +204,7 @@ fn bad_input_is_refused_with_one_runners_error_and_nothing_changes() {
 #[test]
 fn a_failing_sample_is_isolated_as_on_one_device() {
     let n = 9;
-    let run = |fleet: Option<&Fleet<Oscillator>>| {
+    let run = |fleet: Option<&Fleet<Deploy<Oscillator>>>| {
         let mut omega: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 / 4.0).collect();
         omega[5] = f64::NAN; // its state turns NaN at the first step: Failed
         let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
@@ -225,7 +225,7 @@ fn a_failing_sample_is_isolated_as_on_one_device() {
                 r.status()
             }
             None => {
-                let one = eagle::deploy(Oscillator, Target::Emulated).unwrap();
+                let one = eagle::deploy(Deploy::<Oscillator>::default(), Target::Emulated).unwrap();
                 let mut r = eagle::until_done(&one, 10_000, planes).unwrap();
                 assert_eq!(r.run().unwrap().failed, 1);
                 r.to_host().unwrap();
@@ -238,7 +238,8 @@ fn a_failing_sample_is_isolated_as_on_one_device() {
     let want = run(None);
     assert_eq!(want.0[5], Status::Failed);
     for parts in [2, 3] {
-        let fleet = eagle::deploy(Oscillator, Devices::Emulated(parts)).unwrap();
+        let fleet =
+            eagle::deploy(Deploy::<Oscillator>::default(), Devices::Emulated(parts)).unwrap();
         assert_eq!(run(Some(&fleet)), want, "{parts} devices");
     }
 }
@@ -251,7 +252,7 @@ fn a_device_fault_is_the_faulting_parts_error() {
         ..FaultPlan::default()
     };
     let fleet = eagle::deploy(
-        Oscillator,
+        Deploy::<Oscillator>::default(),
         Devices::Teams(vec![
             Target::Emulated,
             eagle::testing::emulated_with_faults(faulty),
@@ -272,7 +273,7 @@ fn a_device_fault_is_the_faulting_parts_error() {
 
 #[test]
 fn best_is_every_gpu_or_the_host_team() {
-    let fleet = eagle::deploy(Oscillator, Devices::Best).unwrap();
+    let fleet = eagle::deploy(Deploy::<Oscillator>::default(), Devices::Best).unwrap();
     let gpus = eagle::device_count();
     assert_eq!(fleet.len(), gpus.max(1));
     if gpus == 0 {

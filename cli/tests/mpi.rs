@@ -21,7 +21,7 @@ use eagle::shard::mpi::{Balance, MpiError, Ranks, rsmpi};
 use eagle::shard::{Devices, Fleet, share};
 use eagle::testing::FaultPlan;
 use eagle::{HostConfig, Options, PlaneSet, Status, Target};
-use eagle_cli::card::{Ensemble, MAX_STEPS, WithEnsemble, Workload};
+use eagle_cli::card::{Deploy, Ensemble, MAX_STEPS, WithEnsemble, Workload};
 
 type World<'c> = Ranks<'c, SimpleCommunicator>;
 
@@ -34,11 +34,11 @@ fn host() -> HostConfig {
     }
 }
 
-fn host_fleet<K: Kernel>() -> Fleet<K>
+fn host_fleet<K: Kernel>() -> Fleet<Deploy<K>>
 where
     K::Real: HostReal,
 {
-    eagle::deploy(K::default(), Devices::Host(host())).unwrap()
+    eagle::deploy(Deploy::<K>::default(), Devices::Host(host())).unwrap()
 }
 
 fn bits<R: Real>(planes: &[Vec<R>]) -> Vec<Vec<u64>> {
@@ -65,7 +65,7 @@ impl WithEnsemble for Equal<'_, '_> {
         let options = Options::new(MAX_STEPS);
         let size = self.ranks.size();
         let run = if self.ranks.is_root() {
-            let one = eagle::deploy(K::default(), Target::Host(host())).unwrap();
+            let one = eagle::deploy(Deploy::<K>::default(), Target::Host(host())).unwrap();
             let mut reference = e.clone();
             let want = reference.run(&one, options.clone()).unwrap();
             let mut mine = e.clone();
@@ -149,7 +149,7 @@ fn small(ranks: &World<'_>, n: usize, nan: Option<usize>, tag: &str) {
         om[i] = f64::NAN;
     }
     if ranks.is_root() {
-        let one = eagle::deploy(Oscillator, Target::Host(host())).unwrap();
+        let one = eagle::deploy(Deploy::<Oscillator>::default(), Target::Host(host())).unwrap();
         let (mut x1, mut v1, mut t1) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
         let mut r = eagle::until_done(
             &one,
@@ -187,7 +187,7 @@ fn bad_plane(ranks: &World<'_>, tag: &str) {
     let om = omega(n);
     let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n - 1], vec![0.0; n]);
     // What one process says, computed on every rank.
-    let one = eagle::deploy(Oscillator, Target::Host(host())).unwrap();
+    let one = eagle::deploy(Deploy::<Oscillator>::default(), Target::Host(host())).unwrap();
     let want = eagle::until_done(&one, 100, oscillator_planes(&om, &mut x, &mut v, &mut t))
         .err()
         .unwrap()
@@ -230,7 +230,11 @@ fn device_fault(ranks: &World<'_>, tag: &str, every_rank: bool) {
     } else {
         Target::Emulated
     };
-    let fleet = eagle::deploy(Oscillator, Devices::Teams(vec![choice])).unwrap();
+    let fleet = eagle::deploy(
+        Deploy::<Oscillator>::default(),
+        Devices::Teams(vec![choice]),
+    )
+    .unwrap();
     let n = 40;
     let om = omega(n);
     let (mut x, mut v, mut t) = (vec![1.0; n], vec![0.0; n], vec![0.0; n]);
@@ -280,7 +284,7 @@ impl WithEnsemble for Distributed<'_> {
         let (rank, size) = (self.ranks.rank(), self.ranks.size());
         let mine = share(n, rank, size);
         // One process's results, for comparison (every rank computes them).
-        let one = eagle::deploy(K::default(), Target::Host(host())).unwrap();
+        let one = eagle::deploy(Deploy::<K>::default(), Target::Host(host())).unwrap();
         let mut reference = e.clone();
         reference.run(&one, Options::new(MAX_STEPS)).unwrap();
         let ins: Vec<Vec<K::Real>> = e.ins.iter().map(|p| p[mine.clone()].to_vec()).collect();

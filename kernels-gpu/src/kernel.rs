@@ -107,6 +107,24 @@ impl core::fmt::Display for Steps {
     }
 }
 
+/// Which host loops a kernel's host build compiles (`#[kernel(host_loops = "portable")]`).
+///
+/// The host team runs a kernel in lane groups of 1 to 64 samples, compiled for each
+/// instruction set (13 loops per kernel on x86-64, twice: with and without saving). For a
+/// kernel whose host speed does not matter (a test's, an example's), `Portable` compiles
+/// the portable loops alone, at 1, 2, 4 and 8 lanes: about a third of the machine code and
+/// of the build time. Every loop gives the same bits, so results do not change; a team
+/// runs such a kernel at the portable width that divides the one it would have used, and
+/// reports that shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum HostLoops {
+    /// Every lane width on every instruction set (the default): what `lanes: auto` tunes.
+    #[default]
+    Every,
+    /// The portable loops only (1, 2, 4 and 8 lanes).
+    Portable,
+}
+
 /// Receives a kernel's planes one by one, in declaration order (see [`Kernel::Planes`]);
 /// an array plane's components one by one, in order, each with its index. A name is
 /// borrowed for the call only (a visitor that keeps it copies it).
@@ -149,6 +167,8 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
     const STEPS: Steps;
     /// Name of the generated GPU entry point in the PTX module.
     const ENTRY: &'static str;
+    /// Which host loops the kernel's host build compiles (`#[kernel(host_loops = ...)]`).
+    const HOST_LOOPS: HostLoops = HostLoops::Every;
     /// Params that must be positive (`#[kernel(positive = [dt])]`): a run refuses a value
     /// that is not, naming it, before it starts.
     const POSITIVE: &'static [&'static str] = &[];
@@ -221,6 +241,68 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
             .filter(|p| p.role == role)
             .map(PlaneSpec::width)
             .sum()
+    }
+}
+
+/// Kernel `K` with the portable host loops alone ([`HostLoops::Portable`]), without
+/// changing its definition: `eagle::deploy(PortableLoops(Oscillator), ...)` runs the
+/// built-in oscillator, with its planes, GPU entry and results, from a third of its host
+/// build. For tests and examples of kernels defined elsewhere, where host speed does not
+/// matter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortableLoops<K>(pub K);
+
+impl<K: Kernel> Kernel for PortableLoops<K> {
+    type Real = K::Real;
+    type Ins<L: Lane<Elem = Self::Real>> = K::Ins<L>;
+    type Params<L: Lane<Elem = Self::Real>> = K::Params<L>;
+    type Muts<L: Lane<Elem = Self::Real>> = K::Muts<L>;
+    type Planes<'a> = K::Planes<'a>;
+    const NAME: &'static str = K::NAME;
+    const PLANES: &'static [PlaneSpec] = K::PLANES;
+    const STEPS: Steps = K::STEPS;
+    const ENTRY: &'static str = K::ENTRY;
+    const HOST_LOOPS: HostLoops = HostLoops::Portable;
+    const POSITIVE: &'static [&'static str] = K::POSITIVE;
+    const COUNTERS: &'static [&'static str] = K::COUNTERS;
+    const IDENTITY: u64 = K::IDENTITY;
+    type Step = K::Step;
+    type StepIndexed = K::StepIndexed;
+    const FAILS: bool = K::FAILS;
+    const TIME: Option<&'static str> = K::TIME;
+    const NEXT_SAVE: bool = K::NEXT_SAVE;
+
+    #[inline(always)]
+    fn step<L: Lane<Elem = Self::Real>>(
+        ins: &Self::Ins<L>,
+        params: &Self::Params<L>,
+        muts: &mut Self::Muts<L>,
+        terminated: &mut L::Mask,
+    ) {
+        K::step(ins, params, muts, terminated)
+    }
+
+    #[inline(always)]
+    fn step_or_fail<L: Lane<Elem = Self::Real>>(
+        ins: &Self::Ins<L>,
+        params: &Self::Params<L>,
+        muts: &mut Self::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+    ) {
+        K::step_or_fail(ins, params, muts, terminated, failed)
+    }
+
+    #[inline(always)]
+    fn step_to<L: Lane<Elem = Self::Real>>(
+        ins: &Self::Ins<L>,
+        params: &Self::Params<L>,
+        muts: &mut Self::Muts<L>,
+        terminated: &mut L::Mask,
+        failed: &mut L::Mask,
+        next_save: L,
+    ) {
+        K::step_to(ins, params, muts, terminated, failed, next_save)
     }
 }
 

@@ -67,8 +67,8 @@ pub mod save;
 pub use bits::IntLane;
 pub use hawk_macros::{helper, kernel, problem};
 pub use kernel::{
-    ACTIVE, ComponentName, FAILED, FINISHED, Kernel, PlaneSource, PlaneSpec, PlaneType,
-    PlaneVisitor, Role, Steps,
+    ACTIVE, ComponentName, FAILED, FINISHED, HostLoops, Kernel, PlaneSource, PlaneSpec, PlaneType,
+    PlaneVisitor, PortableLoops, Role, Steps,
 };
 // The runtime's plumbing (see `kernel`): public for eagle's crates, not for kernel authors.
 #[doc(hidden)]

@@ -391,20 +391,9 @@ impl<L: Lane<Elem = f64>, const N: usize, const P: usize, const D: usize> Jacobi
     }
 }
 
+/// HIRES (the built-in kernel's right-hand side).
 fn hires<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 8]) -> [S; 8] {
-    let c = |v: f64| S::splat(v);
-    let r = c(1.71) * p[0];
-    let f7 = c(280.0) * y[5] * y[7] - c(1.81) * y[6];
-    [
-        -r * y[0] + c(0.43) * y[1] + c(8.32) * y[2] + c(0.0007),
-        r * y[0] - c(8.75) * y[1],
-        -c(10.03) * y[2] + c(0.43) * y[3] + c(0.035) * y[4],
-        c(8.32) * y[1] + c(1.71) * y[2] - c(1.12) * y[3],
-        -c(1.745) * y[4] + c(0.43) * y[5] + c(0.43) * y[6],
-        -c(280.0) * y[5] * y[7] + c(0.69) * y[3] + c(1.71) * y[4] - c(0.43) * y[5] + c(0.69) * y[6],
-        f7,
-        -f7,
-    ]
+    hawk::builtin::hires_field(y, p[0])
 }
 
 fn van_der_pol<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 2]) -> [S; 2] {

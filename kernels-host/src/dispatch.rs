@@ -6,8 +6,8 @@ use crate::workset::Ptrs;
 use hawk::lane::Multi;
 use hawk::save::{GroupSave, NoSave, Saver};
 use hawk::{
-    ACTIVE, FAILED, FINISHED, Kernel, Lane, LaneArray, Mask, Real, advance, advance_checked,
-    needs_replay, run_sample,
+    ACTIVE, FAILED, FINISHED, HostLoops, Kernel, Lane, LaneArray, Mask, Real, advance,
+    advance_checked, needs_replay, run_sample,
 };
 use std::simd::Simd;
 
@@ -143,6 +143,15 @@ impl Isa {
     pub fn default_lanes<R: Real>(self) -> usize {
         self.vector_bytes() / 8 * 2
     }
+}
+
+/// The widest of the portable-only kernels' loops (1, 2, 4 and 8 lanes) that divides
+/// `lanes`: what a kernel with [`HostLoops::Portable`] runs when `lanes` are asked for.
+pub fn portable_width(lanes: usize) -> usize {
+    [8, 4, 2]
+        .into_iter()
+        .find(|&w| lanes.is_multiple_of(w))
+        .unwrap_or(1)
 }
 
 /// One chunk of one launch: `(ptrs, lo, hi, k) -> what it did in lo..hi`. Calling it is
@@ -419,10 +428,22 @@ macro_rules! by_width {
 /// vectors (whole 512-bit registers); elsewhere they are `Multi`s of 4-lane vectors
 /// (independent dependency chains on AVX2). On x86-64 the portable (SSE2) loops stop at 8
 /// lanes and the AVX2 loops at 32 ([`Isa::lane_widths`]).
+///
+/// A kernel with `host_loops = "portable"` ([`HostLoops::Portable`]) has the portable
+/// loops alone: any shape runs the portable loop at [`portable_width`]. (The test is a
+/// constant, so the other loops are never instantiated for it.)
 pub(crate) fn chunk_fn<K: Kernel>(isa: Isa, lanes: usize) -> ChunkFn<K::Real>
 where
     K::Real: HostReal,
 {
+    if const { matches!(K::HOST_LOOPS, HostLoops::Portable) } {
+        return match portable_width(lanes) {
+            1 => shape!(portable, K, K::Real),
+            2 => shape!(portable, K, <K::Real as HostReal>::X2),
+            4 => shape!(portable, K, <K::Real as HostReal>::X4),
+            _ => shape!(portable, K, <K::Real as HostReal>::X8),
+        };
+    }
     match (isa, lanes) {
         (_, 1) => shape!(portable, K, K::Real),
         (_, 2) => shape!(portable, K, <K::Real as HostReal>::X2),

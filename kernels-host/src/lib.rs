@@ -19,7 +19,7 @@ pub mod tune;
 pub mod workbuf;
 mod workset;
 
-pub use dispatch::{HostReal, Isa};
+pub use dispatch::{HostReal, Isa, portable_width};
 pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
 pub use workbuf::{AllocError, WorkBuf};
 pub use workset::WorkSet;
@@ -253,13 +253,26 @@ impl HostTeam {
         self.isa
     }
 
-    /// What the next launch of `K` runs: the width forced by [`HostConfig::lanes`], else
+    /// What the next launch of `K` runs: for a kernel with the portable loops alone
+    /// (`host_loops = "portable"`), the portable loop at [`portable_width`] of the width
+    /// forced (8 when none); else the width forced by [`HostConfig::lanes`], else
     /// the shape measured (by this team, or cached from an earlier process), else a probe
     /// of the candidates ([`HostTeam::launch_probe`]).
     pub fn next_launch<K: Kernel>(&self) -> LaunchPlan
     where
         K::Real: HostReal,
     {
+        if const { matches!(K::HOST_LOOPS, hawk::HostLoops::Portable) } {
+            // The kernel has the portable loops alone: nothing to measure.
+            let wanted = self.lanes.unwrap_or(8);
+            return LaunchPlan::Run(ShapeChoice {
+                shape: Shape {
+                    isa: Isa::Portable,
+                    lanes: dispatch::portable_width(wanted),
+                },
+                source: ShapeSource::Kernel,
+            });
+        }
         if let Some(lanes) = self.lanes {
             return LaunchPlan::Run(ShapeChoice {
                 shape: Shape {

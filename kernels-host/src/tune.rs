@@ -65,6 +65,8 @@ pub enum ShapeSource {
     Probed,
     /// Still probing when the run ended (too few launches to try every candidate).
     Probing,
+    /// Set by the kernel: it has the portable loops alone (`host_loops = "portable"`).
+    Kernel,
 }
 
 impl ShapeSource {
@@ -76,6 +78,7 @@ impl ShapeSource {
             ShapeSource::Cached => "cached",
             ShapeSource::Probed => "probed",
             ShapeSource::Probing => "probing",
+            ShapeSource::Kernel => "the kernel's portable loops",
         }
     }
 }

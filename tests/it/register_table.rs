@@ -61,7 +61,25 @@ fn stochastic_entries_fit_a_thread() {
     entry_table(&names, |_| true);
 }
 
-/// Prints the ptxas table of `names` (each with its `_indexed` entry) and checks that the
+/// The type of entry `name`'s kernel as its mangled name spells it (`hawk_hires_f32` ->
+/// `8HiresF32E`): what the entry's step function (`step_thread`, when ptxas keeps it apart)
+/// is named after.
+fn mangled_kernel(name: &str) -> String {
+    let camel: String = name
+        .trim_start_matches("hawk_")
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map_or_else(String::new, |f| {
+                f.to_ascii_uppercase().to_string() + c.as_str()
+            })
+        })
+        .collect();
+    format!("{}{camel}E", camel.len())
+}
+
+/// Prints the ptxas table of `names` (each with its `_indexed` entry; the spills include
+/// those of the entry's step function where ptxas reports it apart) and checks that the
 /// entries `no_spills` picks do not spill.
 fn entry_table(names: &[&str], no_spills: impl Fn(&str) -> bool) {
     assert!(
@@ -77,10 +95,23 @@ fn entry_table(names: &[&str], no_spills: impl Fn(&str) -> bool) {
                 .iter()
                 .find(|f| f.0 == entry)
                 .unwrap_or_else(|| panic!("{entry} not in the report: {funcs:?}"));
-            let (_, regs, stack, stores, loads) = f;
+            let (_, regs, stack, mut stores, mut loads) = *f;
+            let thread = if entry.ends_with("_indexed") {
+                "step_indexed_thread"
+            } else {
+                "step_thread"
+            };
+            let kernel = mangled_kernel(name);
+            for g in funcs
+                .iter()
+                .filter(|g| g.0.contains(thread) && g.0.contains(&kernel))
+            {
+                stores += g.3;
+                loads += g.4;
+            }
             println!("| {entry} | {regs} | {stack} | {stores} | {loads} |");
             if no_spills(name) {
-                assert_eq!((f.3, f.4), (0, 0), "{entry} spills: {f:?}");
+                assert_eq!((stores, loads), (0, 0), "{entry} spills: {f:?}");
             }
         }
     }
@@ -88,7 +119,7 @@ fn entry_table(names: &[&str], no_spills: impl Fn(&str) -> bool) {
 
 /// The stiff problems' entries (Rodas5P at N = 3 and N = 8 in f64 and f32, Rosenbrock23 at
 /// N = 3: the Jacobian on duals, the LU and the stages in one thread), printed; the N = 3
-/// ones must not spill.
+/// ones must not spill (HIRES in f64 does: 580 B of spill stores in its step function).
 #[test]
 fn stiff_entries_fit_a_thread() {
     let names = [

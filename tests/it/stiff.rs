@@ -1,15 +1,15 @@
 //! Stiff problems (tests/kernels: `robertson` and its `f32` twin with Rodas5P,
-//! `robertson23` with Rosenbrock23; the Jacobian by dual numbers; HIRES, Van der Pol and
-//! the Oregonator are checked at the method level, `kernels-gpu/tests/methods_stiff.rs`): the final states of 16 samples against scipy's
-//! Radau at rtol 1e-12 (`kernels-gpu/tests/data/stiff_reference.rs`, made by
-//! `scripts/stiff_reference.py`), the same bits on every lane width and on the emulated
+//! `robertson23` with Rosenbrock23, `van_der_pol` and `oregonator` with Rodas5P; the
+//! built-in `HiresRodas5p`; each Jacobian by dual numbers): the final states of 16 samples
+//! against scipy's Radau at rtol 1e-12 (`kernels-gpu/tests/data/stiff_reference.rs`, made
+//! by `scripts/stiff_reference.py`), the same bits on every lane width and on the emulated
 //! device, and a sample whose Jacobian is not finite failing alone.
 
 use crate::common::host;
 use eagle::{HostConfig, Options, Target};
 use eagle_test_support::{
-    MODULE, Robertson, Robertson23, Robertson23Planes, RobertsonF32, RobertsonF32Planes,
-    RobertsonPlanes,
+    MODULE, Oregonator, OregonatorPlanes, Robertson, Robertson23, Robertson23Planes, RobertsonF32,
+    RobertsonF32Planes, RobertsonPlanes, VanDerPol, VanDerPolPlanes,
 };
 
 /// scipy's reference states (Robertson's here; the others at the method level).
@@ -17,7 +17,10 @@ use eagle_test_support::{
 mod reference {
     include!("../../kernels-gpu/tests/data/stiff_reference.rs");
 }
-use reference::{ROBERTSON, ROBERTSON_T_END};
+use reference::{
+    HIRES, HIRES_T_END, OREGONATOR, OREGONATOR_T_END, ROBERTSON, ROBERTSON_T_END, VAN_DER_POL,
+    VAN_DER_POL_T_END,
+};
 
 /// An ensemble of an adaptive problem with `N` states and one or three per-sample inputs,
 /// in `R` (`f64` or `f32`).
@@ -77,8 +80,13 @@ fn check(what: &str, i: usize, got: &[f64], want: &[f64], rel: f64) {
 
 macro_rules! run_problem {
     ($kernel:expr, $planes:ident, $e:expr, $target:expr, $t_end:expr, $tol:expr, $n:literal,
+     { $($input:ident: $idx:literal),* }) => {
+        run_problem!(MODULE.deploy($kernel, $target).unwrap(), $planes, $e, $t_end, $tol, $n,
+            { $($input: $idx),* })
+    };
+    ($deployed:expr, $planes:ident, $e:expr, $t_end:expr, $tol:expr, $n:literal,
      { $($input:ident: $idx:literal),* }) => {{
-        let d = MODULE.deploy($kernel, $target).unwrap();
+        let d = $deployed;
         let e = &mut $e;
         let planes = $planes {
             $($input: &e.inputs[$idx],)*
@@ -118,12 +126,19 @@ fn robertson_matches_radau_on_the_host_team() {
     }
 }
 
+/// `robertson` (every host loop) gives the same bits at every lane width of the
+/// instruction set and on the emulated device. `robertson23` has the portable loops alone
+/// (`host_loops = "portable"`): each of them, a width it is not compiled for (12 runs the
+/// 4-lane loop), `lanes: auto` (the 8-lane loop, nothing measured) and the emulated device
+/// give the same bits, and the report says which loop ran.
 #[test]
 fn stiff_problems_give_the_same_bits_on_every_lane_width_and_the_emulated_device() {
+    use eagle::hawk_host::{Isa, Shape, ShapeChoice, ShapeSource};
     let k = ROBERTSON.map(|s| s.0);
     let mut want = robertson(&k);
     run_robertson(&mut want, host(1));
-    for target in [host(2), host(4), host(8), Target::Emulated] {
+    let widths = eagle::Isa::detect().lane_widths().iter().map(|&w| host(w));
+    for target in widths.chain([Target::Emulated]) {
         let mut got = robertson(&k);
         run_robertson(&mut got, target.clone());
         assert!(got.bits() == want.bits(), "robertson on {target:?}");
@@ -131,12 +146,32 @@ fn stiff_problems_give_the_same_bits_on_every_lane_width_and_the_emulated_device
     let mut want = robertson(&k);
     run_problem!(Robertson23, Robertson23Planes, want, host(1), 1e3, 1e-6, 3,
         { k1: 0, k2: 1, k3: 2 });
-    for target in [host(8), Target::Emulated] {
+    let auto = Target::Host(HostConfig::default());
+    for (target, lanes) in [
+        (host(2), 2),
+        (host(4), 4),
+        (host(8), 8),
+        (host(12), 4),
+        (auto, 8),
+        (Target::Emulated, 0),
+    ] {
         let mut got = robertson(&k);
         let rep = run_problem!(Robertson23, Robertson23Planes, got, target.clone(), 1e3, 1e-6,
             3, { k1: 0, k2: 1, k3: 2 });
         assert!(rep.done() && rep.failed == 0, "{rep:?}");
         assert!(got.bits() == want.bits(), "robertson23 on {target:?}");
+        if lanes > 0 {
+            let shape = Shape {
+                isa: Isa::Portable,
+                lanes,
+            };
+            let ran = ShapeChoice {
+                shape,
+                source: ShapeSource::Kernel,
+            };
+            assert_eq!(rep.lanes, Some(ran), "{target:?}");
+            assert_eq!(rep.tuning_launches, 0);
+        }
     }
     // f32: the same bits between the host team and the emulated device.
     let runs: Vec<Ensemble<f32>> = [host(8), Target::Emulated]
@@ -167,5 +202,50 @@ fn a_sample_with_a_non_finite_jacobian_fails_alone() {
     assert_eq!(e.state(5), before.state(5));
     for (i, (_, want)) in ROBERTSON.iter().enumerate().filter(|(i, _)| *i != 5) {
         check("robertson", i, &e.state(i), want, 1e-6);
+    }
+}
+
+/// One input per sample (the reference's first column) and the start state `y0`.
+fn one_input<const N: usize>(reference: &[(f64, [f64; N])], y0: &[f64]) -> Ensemble<f64> {
+    Ensemble::new(vec![reference.iter().map(|s| s.0).collect()], y0)
+}
+
+/// HIRES (the built-in kernel with its portable loops: `PortableLoops`), Van der Pol
+/// (mu 900 to 1100) and the Oregonator, Rodas5P at rtol = atol = 1e-8: within 1e-6 of
+/// Radau on the host team, and the same bits on the emulated device.
+#[test]
+fn hires_van_der_pol_and_the_oregonator_match_radau_on_both_teams() {
+    use eagle::hawk::PortableLoops;
+    use eagle::hawk::builtin::{HiresRodas5p, HiresRodas5pPlanes};
+    let hires_y0 = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057];
+    let runs: Vec<_> = [host(8), Target::Emulated]
+        .into_iter()
+        .map(|target| {
+            let mut h = one_input(&HIRES, &hires_y0);
+            let d = eagle::deploy(PortableLoops(HiresRodas5p), target.clone()).unwrap();
+            let rep = run_problem!(d, HiresRodas5pPlanes, h, HIRES_T_END, 1e-8, 8, { p: 0 });
+            assert!(rep.done() && rep.failed == 0, "hires: {rep:?}");
+            let mut v = one_input(&VAN_DER_POL, &[2.0, 0.0]);
+            let rep = run_problem!(VanDerPol, VanDerPolPlanes, v, target.clone(),
+                VAN_DER_POL_T_END, 1e-8, 2, { mu: 0 });
+            assert!(rep.done() && rep.failed == 0, "van der pol: {rep:?}");
+            let mut o = one_input(&OREGONATOR, &[1.0, 2.0, 3.0]);
+            let rep = run_problem!(Oregonator, OregonatorPlanes, o, target, OREGONATOR_T_END,
+                1e-8, 3, { s: 0 });
+            assert!(rep.done() && rep.failed == 0, "oregonator: {rep:?}");
+            [h, v, o]
+        })
+        .collect();
+    let [h, v, o] = &runs[0];
+    for i in 0..16 {
+        check("hires", i, &h.state(i), &HIRES[i].1, 1e-6);
+        check("van der pol", i, &v.state(i), &VAN_DER_POL[i].1, 1e-6);
+        check("oregonator", i, &o.state(i), &OREGONATOR[i].1, 1e-6);
+    }
+    for (host, emulated) in runs[0].iter().zip(&runs[1]) {
+        assert!(
+            host.bits() == emulated.bits(),
+            "host team != emulated device"
+        );
     }
 }

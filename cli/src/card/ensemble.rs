@@ -86,10 +86,11 @@ where
         )
     }
 
-    /// Runs on a deployed team with `options` (from the current state).
-    pub fn run(
+    /// Runs on a deployed team with `options` (from the current state); the deployed
+    /// kernel is `K` or has its planes (e.g. `hawk::PortableLoops<K>`).
+    pub fn run<D: Kernel<Real = K::Real>>(
         &mut self,
-        deployed: &Deployed<K>,
+        deployed: &Deployed<D>,
         options: Options,
     ) -> Result<RunReport, eagle::Error> {
         let set = self.planes();

@@ -13,7 +13,7 @@ mod workloads;
 
 pub use ensemble::Ensemble;
 pub use lifetimes::Lifetimes;
-pub use workloads::{Case, MAX_STEPS, WithEnsemble, Workload};
+pub use workloads::{Case, Deploy, MAX_STEPS, WithEnsemble, Workload};
 
 use eagle::RunReport;
 use hawk_host::peak;
@@ -326,6 +326,14 @@ impl Card {
             self.host_bandwidth_gbs
         );
         let _ = writeln!(s, "Device: {}\n", self.device);
+        if cfg!(feature = "portable-loops") {
+            // The test command's build: not the speeds the card is for.
+            let _ = writeln!(
+                s,
+                "**Built with feature `portable-loops`: every host row ran the portable \
+                 loops alone. Make the card with `cargo bench`.**\n"
+            );
+        }
         let mut workloads: Vec<&str> = self.rows.iter().map(|r| r.workload).collect();
         workloads.dedup();
         for w in workloads {

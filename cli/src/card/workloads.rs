@@ -5,8 +5,8 @@
 //! Tsit5), Kuramoto (32 phases, `sin` of every difference) and a 4-32-4 neural ODE whose
 //! weights are one shared table; and two stochastic ensembles: geometric Brownian motion
 //! for a call price (Euler-Maruyama) and Ornstein-Uhlenbeck (SRA1), whose steps draw their
-//! noise from Philox; and a stiff one: Robertson's kinetics (Rodas5P), whose steps solve
-//! linear systems.
+//! noise from Philox; and two stiff ones: Robertson's kinetics and HIRES (Rodas5P), whose
+//! steps solve linear systems.
 
 use super::ensemble::Ensemble;
 use super::{Arm, Lifetimes, Row};
@@ -14,9 +14,10 @@ use eagle::shard::{Balance, Fleet, Merged, MpiError, MpiJob};
 use eagle::{Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Reorder, Target};
 use eagle::{Error, RunReport};
 use hawk::builtin::{
-    GbmEm, KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4, Lorenz96Tsit5, LorenzRk4,
-    LorenzRk4F32, LorenzRk78, LorenzRk78F32, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4,
-    Oscillator, OuSra1, PendulumRk4, PendulumRk4F32, RobertsonRodas5p,
+    GbmEm, HiresRodas5p, KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4,
+    Lorenz96Tsit5, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, NEURAL_ODE_N,
+    NEURAL_ODE_WEIGHTS, NeuralOdeRk4, Oscillator, OuSra1, PendulumRk4, PendulumRk4F32,
+    RobertsonRodas5p,
 };
 use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -70,11 +71,15 @@ pub enum Workload {
     /// at rtol = atol = 1e-8 to t = 1e5, f64: per step a Jacobian on dual numbers, a 3 x 3
     /// LU and 8 solves.
     RobertsonRodas5p,
+    /// HIRES (8 states), the rate of `y1 -> y2` scaled per sample from 0.8 to 1.2,
+    /// Rodas5P at rtol = atol = 1e-8 to t = 321.8122, f64: per step an 8 x 8 Jacobian on
+    /// dual numbers, its LU and 8 solves.
+    HiresRodas5p,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 15] = [
+    pub const ALL: [Workload; 16] = [
         Workload::Oscillator,
         Workload::LorenzRk4F64,
         Workload::LorenzRk4F32,
@@ -90,6 +95,7 @@ impl Workload {
         Workload::GbmEm,
         Workload::OuSra1,
         Workload::RobertsonRodas5p,
+        Workload::HiresRodas5p,
     ];
 
     /// The workload's name on the card and the command line.
@@ -110,6 +116,7 @@ impl Workload {
             Workload::GbmEm => "gbm-em-f64",
             Workload::OuSra1 => "ou-sra1-f64",
             Workload::RobertsonRodas5p => "robertson-rodas5p-f64",
+            Workload::HiresRodas5p => "hires-rodas5p-f64",
         }
     }
 
@@ -124,6 +131,7 @@ impl Workload {
             Workload::Oscillator => 100_000,
             Workload::Kepler | Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => 16_384,
             Workload::KuramotoRk4 => 4_096,
+            Workload::HiresRodas5p => 16_384,
             Workload::NeuralOdeRk4 => 16_384,
             Workload::GbmEm => 262_144,
             _ => 65_536,
@@ -142,6 +150,7 @@ impl Workload {
             Workload::GbmEm => "path",
             Workload::OuSra1 => "theta",
             Workload::RobertsonRodas5p => "k1",
+            Workload::HiresRodas5p => "p",
             _ => "rho",
         }
     }
@@ -222,6 +231,7 @@ impl Workload {
             Workload::GbmEm => f.with(self, gbm(n)),
             Workload::OuSra1 => f.with(self, ou(n)),
             Workload::RobertsonRodas5p => f.with(self, robertson(n)),
+            Workload::HiresRodas5p => f.with(self, hires(n)),
         }
     }
 
@@ -286,6 +296,17 @@ impl WithEnsemble for Prepare {
 /// steps each took.
 type ScalarLoop<K> = fn(&mut Ensemble<K>, u64) -> Vec<u64>;
 
+/// What the card deploys for kernel `K`: `K` itself, or with feature `portable-loops` (the
+/// test command's build) `K`'s portable host loops alone ([`hawk::PortableLoops`]: the
+/// same planes, entry and bits, a third of the card's build; not what `cargo bench`
+/// measures). Tests of card workloads deploy it too, so that they share the card's
+/// instances of the kernel's loops instead of compiling their own.
+#[cfg(not(feature = "portable-loops"))]
+pub type Deploy<K> = K;
+/// What the card deploys for kernel `K` (see the other build's comment).
+#[cfg(feature = "portable-loops")]
+pub type Deploy<K> = hawk::PortableLoops<K>;
+
 struct Prepared<K: Kernel> {
     workload: Workload,
     /// The rayon scalar arm's loop (the kernel's scalar step, or std's math for the
@@ -293,7 +314,7 @@ struct Prepared<K: Kernel> {
     scalar: ScalarLoop<K>,
     arm: Arm,
     e: Ensemble<K>,
-    deployed: eagle::Deployed<K>,
+    deployed: eagle::Deployed<Deploy<K>>,
     flops_per_step: u64,
     /// Steps each sample took in the baseline (the useful work).
     steps: Vec<u64>,
@@ -336,7 +357,7 @@ where
         } else {
             Target::Host(host)
         };
-        let deployed = eagle::deploy(K::default(), choice)?;
+        let deployed = eagle::deploy(Deploy::<K>::default(), choice)?;
         Ok(Box::new(Prepared {
             workload,
             scalar,
@@ -591,6 +612,19 @@ fn robertson(n: usize) -> Ensemble<RobertsonRodas5p> {
             z.clone(),
             z,
         ],
+    )
+}
+
+fn hires(n: usize) -> Ensemble<HiresRodas5p> {
+    // Inputs: p; params: t_end, rtol, atol; planes: y (8), t, h, accepted, rejected.
+    let z = vec![0.0; n];
+    let mut muts = vec![vec![1.0; n]];
+    muts.extend(std::iter::repeat_n(z.clone(), 6));
+    muts.extend([vec![0.0057; n], z.clone(), vec![1e-6; n], z.clone(), z]);
+    Ensemble::new(
+        vec![linspace(0.8, 1.2, n)],
+        vec![321.8122, 1e-8, 1e-8],
+        muts,
     )
 }
 

@@ -197,6 +197,10 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
         let ts = t.to_string();
         quote!(const TIME: Option<&'static str> = Some(#ts);)
     });
+    let host_loops = k
+        .settings
+        .portable_loops
+        .then(|| quote!(const HOST_LOOPS: #hawk::HostLoops = #hawk::HostLoops::Portable;));
     quote! {
         impl #hawk::Kernel for #kty {
             type Real = #real;
@@ -214,6 +218,7 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
             type Step = #step_ty;
             type StepIndexed = #step_idx_ty;
             #time
+            #host_loops
             #step_fns
         }
 

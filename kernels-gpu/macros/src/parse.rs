@@ -75,6 +75,8 @@ pub struct Settings {
     /// `counters = [seed, path, step]`: params and single-value planes that hold whole
     /// numbers for random-number keys (checked before a run).
     pub counters: Vec<Ident>,
+    /// `host_loops = "portable"`: the host build compiles the portable loops only.
+    pub portable_loops: bool,
 }
 
 /// A kernel as its attribute and step function describe it: everything the generate step
@@ -189,6 +191,7 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
         time: None,
         positive: Vec::new(),
         counters: Vec::new(),
+        portable_loops: false,
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     for m in metas {
@@ -253,11 +256,14 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
             ("real", Lit::Str(r)) if r.value() == "f64" || r.value() == "f32" => {
                 s.real = Ident::new(&r.value(), r.span());
             }
+            ("host_loops", Lit::Str(h)) if h.value() == "every" || h.value() == "portable" => {
+                s.portable_loops = h.value() == "portable";
+            }
             (_, l) => {
                 return Err(syn::Error::new(
                     l.span(),
-                    "unknown setting: write `steps = \"auto\"`, `steps = 64`, `real = \"f32\"` \
-                     or `crate = eagle::hawk`",
+                    "unknown setting: write `steps = \"auto\"`, `steps = 64`, `real = \"f32\"`, \
+                     `host_loops = \"portable\"` or `crate = eagle::hawk`",
                 ));
             }
         }

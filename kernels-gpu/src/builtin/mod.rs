@@ -38,5 +38,8 @@ pub use pendulum::{
     PendulumRk4, PendulumRk4F32, PendulumRk4F32Planes, PendulumRk4Planes, pendulum_rk4,
     pendulum_rk4_f32,
 };
-pub use stiff::{RobertsonRodas5p, RobertsonRodas5pPlanes, robertson_rodas5p};
+pub use stiff::{
+    HiresRodas5p, HiresRodas5pPlanes, RobertsonRodas5p, RobertsonRodas5pPlanes, hires_field,
+    hires_rodas5p, robertson_rodas5p,
+};
 pub use stochastic::{GbmEm, GbmEmPlanes, OuSra1, OuSra1Planes, gbm_em, ou_sra1};

@@ -3,6 +3,11 @@
 //! a module that really holds their entries.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
+//!
+//! Host speed does not matter here: a kernel has every host loop (what `lanes: auto`
+//! tunes) only where a test runs it at every lane width of the instruction set (`wobble`,
+//! `ball`, `gbm_em`, `robertson`); the others have the portable loops alone (`host_loops =
+//! "portable"`, a third of the build time; the same bits).
 
 use hawk::prelude::*;
 
@@ -97,7 +102,8 @@ pub fn bounce(_t: Scalar, y: &[Scalar; 2], e: Scalar) -> [Scalar; 2] {
 #[problem(
     method = "tsit5",
     event(when = threshold, direction = "rising", then = reset),
-    max_events = 8
+    max_events = 8,
+    host_loops = "portable"
 )]
 pub fn neuron(_t: Scalar, v: &[Scalar; 1], i_in: Scalar) -> [Scalar; 1] {
     [i_in - v[0]]
@@ -122,7 +128,8 @@ pub fn reset(_t: Scalar, _v: &[Scalar; 1], _i_in: Scalar) -> [Scalar; 1] {
     method = "dp87",
     event(when = radial_velocity, direction = "rising", then = "count"),
     max_events = 5,
-    when_full = "stop"
+    when_full = "stop",
+    host_loops = "portable"
 )]
 pub fn kepler_passages(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
     kepler_rhs(s)
@@ -180,14 +187,14 @@ pub fn inside_origin_f32(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
 
 /// One-compartment elimination `c' = -k_el c` with a dose of `amount` added at each of 3
 /// stop times per sample (`stop_t`), Tsitouras 5(4): the steps land on each dose time.
-#[problem(method = "tsit5", stop(times = 3, then = dose))]
+#[problem(method = "tsit5", stop(times = 3, then = dose), host_loops = "portable")]
 pub fn dosing(_t: Scalar, c: &[Scalar; 1], k_el: Scalar, amount: Scalar) -> [Scalar; 1] {
     let _ = amount;
     [-k_el * c[0]]
 }
 
 /// [`dosing`] with RK4 at a fixed step.
-#[problem(method = "rk4", stop(times = 3, then = dose))]
+#[problem(method = "rk4", stop(times = 3, then = dose), host_loops = "portable")]
 pub fn dosing_rk4(_t: Scalar, c: &[Scalar; 1], k_el: Scalar, amount: Scalar) -> [Scalar; 1] {
     let _ = amount;
     [-k_el * c[0]]
@@ -207,14 +214,14 @@ pub fn gbm_em(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 
 }
 
 /// [`gbm_em`] with Milstein, the derivative supplied ([`gbm_vol_ds`]).
-#[problem(method = "milstein", diffusion = gbm_vol, derivative = gbm_vol_ds)]
+#[problem(method = "milstein", diffusion = gbm_vol, derivative = gbm_vol_ds, host_loops = "portable")]
 pub fn gbm_milstein(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 1] {
     let _ = sigma;
     [mu * s[0]]
 }
 
 /// [`gbm_em`] with Platen's derivative-free Milstein.
-#[problem(method = "milstein", diffusion = gbm_vol, derivative = "finite_difference")]
+#[problem(method = "milstein", diffusion = gbm_vol, derivative = "finite_difference", host_loops = "portable")]
 pub fn gbm_milstein_free(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 1] {
     let _ = sigma;
     [mu * s[0]]
@@ -234,7 +241,7 @@ pub fn gbm_vol_ds(_t: Scalar, _s: &[Scalar; 1], _mu: Param, sigma: Param) -> [Sc
 
 /// Ornstein-Uhlenbeck `dx = theta (mean - x) dt + sigma dW` per component (two independent
 /// channels, each sample its own `theta`), Rößler's SRA1 (additive noise).
-#[problem(method = "sra1", diffusion = ou_noise)]
+#[problem(method = "sra1", diffusion = ou_noise, host_loops = "portable")]
 pub fn ou(_t: Scalar, x: &[Scalar; 2], theta: Scalar, mean: Param, sigma: Param) -> [Scalar; 2] {
     let _ = sigma;
     [theta * (mean - x[0]), theta * (mean - x[1])]
@@ -261,14 +268,14 @@ pub fn robertson(_t: Scalar, y: &[Scalar; 3], k1: Scalar, k2: Scalar, k3: Scalar
 }
 
 /// [`robertson`] with Rosenbrock23.
-#[problem(method = "rosenbrock23")]
+#[problem(method = "rosenbrock23", host_loops = "portable")]
 pub fn robertson23(_t: Scalar, y: &[Scalar; 3], k1: Scalar, k2: Scalar, k3: Scalar) -> [Scalar; 3] {
     let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
     [c - a, a - b - c, b]
 }
 
 /// [`robertson`] in `f32`.
-#[problem(method = "rodas5p", real = "f32")]
+#[problem(method = "rodas5p", real = "f32", host_loops = "portable")]
 pub fn robertson_f32(
     _t: Scalar,
     y: &[Scalar; 3],
@@ -282,23 +289,23 @@ pub fn robertson_f32(
 
 /// HIRES, the 8-state photomorphogenesis problem (Hairer and Wanner II, IV.10), Rodas5P:
 /// built for the GPU only, for its registers and stack at N = 8
-/// (`register_table::stiff_entries_fit_a_thread`). Its accuracy and its lanes are checked at
-/// the method level (`kernels-gpu/tests/methods_stiff.rs`); on the host its 26 chunk loops
-/// would cost minutes of every test build.
+/// (`register_table::stiff_entries_fit_a_thread`). On the host, the tests run the built-in
+/// `HiresRodas5p` (the same right-hand side) with its portable loops.
 #[cfg(target_arch = "nvptx64")]
-#[problem(method = "rodas5p")]
+#[problem(method = "rodas5p", host_loops = "portable")]
 pub fn hires(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
     hires_field(y, p)
 }
 
 /// [`hires`] in `f32` (GPU only).
 #[cfg(target_arch = "nvptx64")]
-#[problem(method = "rodas5p", real = "f32")]
+#[problem(method = "rodas5p", real = "f32", host_loops = "portable")]
 pub fn hires_f32(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
     hires_field(y, p)
 }
 
-/// HIRES's right-hand side, with the rate of `y1 -> y2` (1.71) scaled by `p`.
+/// HIRES's right-hand side (the built-in `hawk::builtin::hires_field`'s, which a kernel
+/// crate's GPU build, without hawk's built-in kernels, does not have).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn hires_field<S: Lane>(y: &[S; 8], p: S) -> [S; 8] {
@@ -314,5 +321,27 @@ fn hires_field<S: Lane>(y: &[S; 8], p: S) -> [S; 8] {
         -c(280.0) * y[5] * y[7] + c(0.69) * y[3] + c(1.71) * y[4] - c(0.43) * y[5] + c(0.69) * y[6],
         f7,
         -f7,
+    ]
+}
+
+/// Van der Pol's oscillator, stiff for large `mu` (per sample), Rodas5P.
+#[problem(method = "rodas5p", host_loops = "portable")]
+pub fn van_der_pol(_t: Scalar, y: &[Scalar; 2], mu: Scalar) -> [Scalar; 2] {
+    [y[1], mu * (Scalar::splat(1.0) - y[0] * y[0]) * y[1] - y[0]]
+}
+
+/// The Oregonator (Field and Noyes; Hairer and Wanner II, IV.10), with `s` per sample,
+/// Rodas5P.
+#[problem(method = "rodas5p", host_loops = "portable")]
+pub fn oregonator(_t: Scalar, y: &[Scalar; 3], s: Scalar) -> [Scalar; 3] {
+    let (q, w, one) = (
+        Scalar::splat(8.375e-6),
+        Scalar::splat(0.161),
+        Scalar::splat(1.0),
+    );
+    [
+        s * (y[1] + y[0] * (one - q * y[0] - y[1])),
+        (y[2] - (one + y[0]) * y[1]) / s,
+        w * (y[0] - y[2]),
     ]
 }

@@ -59,6 +59,7 @@ pub mod lane;
 pub mod linalg;
 pub mod math;
 pub mod methods;
+pub mod models;
 pub mod random;
 // Save points written from inside a launch: plumbing, like `advance`.
 #[doc(hidden)]

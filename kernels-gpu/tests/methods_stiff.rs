@@ -391,9 +391,9 @@ impl<L: Lane<Elem = f64>, const N: usize, const P: usize, const D: usize> Jacobi
     }
 }
 
-/// HIRES (the built-in kernel's right-hand side).
+/// HIRES (`hawk::models::hires`, the kernels' right-hand side).
 fn hires<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 8]) -> [S; 8] {
-    hawk::builtin::hires_field(y, p[0])
+    hawk::models::hires(y, p[0])
 }
 
 fn van_der_pol<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 2]) -> [S; 2] {

@@ -39,7 +39,7 @@ pub use pendulum::{
     pendulum_rk4_f32,
 };
 pub use stiff::{
-    HiresRodas5p, HiresRodas5pPlanes, RobertsonRodas5p, RobertsonRodas5pPlanes, hires_field,
-    hires_rodas5p, robertson_rodas5p,
+    HiresRodas5p, HiresRodas5pPlanes, RobertsonRodas5p, RobertsonRodas5pPlanes, hires_rodas5p,
+    robertson_rodas5p,
 };
 pub use stochastic::{GbmEm, GbmEmPlanes, OuSra1, OuSra1Planes, gbm_em, ou_sra1};

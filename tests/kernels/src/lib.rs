@@ -290,38 +290,18 @@ pub fn robertson_f32(
 /// HIRES, the 8-state photomorphogenesis problem (Hairer and Wanner II, IV.10), Rodas5P:
 /// built for the GPU only, for its registers and stack at N = 8
 /// (`register_table::stiff_entries_fit_a_thread`). On the host, the tests run the built-in
-/// `HiresRodas5p` (the same right-hand side) with its portable loops.
+/// `HiresRodas5p` (the same right-hand side, `hawk::models::hires`) with its portable loops.
 #[cfg(target_arch = "nvptx64")]
 #[problem(method = "rodas5p", host_loops = "portable")]
 pub fn hires(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
-    hires_field(y, p)
+    hawk::models::hires(y, p)
 }
 
 /// [`hires`] in `f32` (GPU only).
 #[cfg(target_arch = "nvptx64")]
 #[problem(method = "rodas5p", real = "f32", host_loops = "portable")]
 pub fn hires_f32(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
-    hires_field(y, p)
-}
-
-/// HIRES's right-hand side (the built-in `hawk::builtin::hires_field`'s, which a kernel
-/// crate's GPU build, without hawk's built-in kernels, does not have).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-fn hires_field<S: Lane>(y: &[S; 8], p: S) -> [S; 8] {
-    let c = |v: f64| S::splat(<S::Elem as Real>::from_f64(v));
-    let r = c(1.71) * p;
-    let f7 = c(280.0) * y[5] * y[7] - c(1.81) * y[6];
-    [
-        -r * y[0] + c(0.43) * y[1] + c(8.32) * y[2] + c(0.0007),
-        r * y[0] - c(8.75) * y[1],
-        -c(10.03) * y[2] + c(0.43) * y[3] + c(0.035) * y[4],
-        c(8.32) * y[1] + c(1.71) * y[2] - c(1.12) * y[3],
-        -c(1.745) * y[4] + c(0.43) * y[5] + c(0.43) * y[6],
-        -c(280.0) * y[5] * y[7] + c(0.69) * y[3] + c(1.71) * y[4] - c(0.43) * y[5] + c(0.69) * y[6],
-        f7,
-        -f7,
-    ]
+    hawk::models::hires(y, p)
 }
 
 /// Van der Pol's oscillator, stiff for large `mu` (per sample), Rodas5P.

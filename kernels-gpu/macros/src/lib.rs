@@ -41,8 +41,9 @@ use proc_macro2::TokenStream as TokenStream2;
 /// single-value planes that must hold whole numbers keying random numbers
 /// (`Kernel::COUNTERS`, `hawk::random::Stream`), `host_loops = "portable"` to compile
 /// the host team's portable loops only (a test's or an example's kernel: a third of the
-/// build; `Kernel::HOST_LOOPS`), and `crate = eagle::hawk` (default `::hawk`) for where the generated code finds `hawk`, in a
-/// crate that depends on `eagle` only: `#[eagle::hawk::kernel(crate = eagle::hawk)]`.
+/// build; `Kernel::HOST_LOOPS`), and `crate = eagle::hawk` (default `::hawk`) for where
+/// the generated code finds `hawk`, in a crate that depends on `eagle` only:
+/// `#[eagle::hawk::kernel(crate = eagle::hawk)]`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr.into(), item.into()) {

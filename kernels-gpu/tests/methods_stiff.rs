@@ -140,8 +140,7 @@ fn every_rule_matches_a_central_difference() {
 
 /// Robertson's chemical kinetics, generic over the lane (rates `k`, state `y`).
 fn robertson<S: Lane<Elem = f64>>(k: [S; 3], y: &[S; 3]) -> [S; 3] {
-    let (a, b, c) = (k[0] * y[0], k[1] * y[1] * y[1], k[2] * y[1] * y[2]);
-    [c - a, a - b - c, b]
+    hawk::models::robertson(y, k[0], k[1], k[2])
 }
 
 /// Robertson's Jacobian by hand, in the order of operations the duals take.
@@ -397,16 +396,11 @@ fn hires<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 8]) -> [S; 8] {
 }
 
 fn van_der_pol<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 2]) -> [S; 2] {
-    [y[1], p[0] * (S::splat(1.0) - y[0] * y[0]) * y[1] - y[0]]
+    hawk::models::van_der_pol(y, p[0])
 }
 
 fn oregonator<S: Lane<Elem = f64>>(p: &[S; 1], _t: S, y: &[S; 3]) -> [S; 3] {
-    let (s, q, w) = (p[0], S::splat(8.375e-6), S::splat(0.161));
-    [
-        s * (y[1] + y[0] * (S::splat(1.0) - q * y[0] - y[1])),
-        (y[2] - (S::splat(1.0) + y[0]) * y[1]) / s,
-        w * (y[0] - y[2]),
-    ]
+    hawk::models::oregonator(y, p[0])
 }
 
 #[test]

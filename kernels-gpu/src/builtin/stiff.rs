@@ -13,8 +13,7 @@ pub fn robertson_rodas5p(
     k2: Scalar,
     k3: Scalar,
 ) -> [Scalar; 3] {
-    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
-    [c - a, a - b - c, b]
+    crate::models::robertson(y, k1, k2, k3)
 }
 
 /// HIRES, the 8-state photomorphogenesis problem (Hairer and Wanner II, IV.10), with the

@@ -263,15 +263,13 @@ pub fn ou_noise(
 /// numbers.
 #[problem(method = "rodas5p")]
 pub fn robertson(_t: Scalar, y: &[Scalar; 3], k1: Scalar, k2: Scalar, k3: Scalar) -> [Scalar; 3] {
-    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
-    [c - a, a - b - c, b]
+    hawk::models::robertson(y, k1, k2, k3)
 }
 
 /// [`robertson`] with Rosenbrock23.
 #[problem(method = "rosenbrock23", host_loops = "portable")]
 pub fn robertson23(_t: Scalar, y: &[Scalar; 3], k1: Scalar, k2: Scalar, k3: Scalar) -> [Scalar; 3] {
-    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
-    [c - a, a - b - c, b]
+    hawk::models::robertson(y, k1, k2, k3)
 }
 
 /// [`robertson`] in `f32`.
@@ -283,8 +281,7 @@ pub fn robertson_f32(
     k2: Scalar,
     k3: Scalar,
 ) -> [Scalar; 3] {
-    let (a, b, c) = (k1 * y[0], k2 * y[1] * y[1], k3 * y[1] * y[2]);
-    [c - a, a - b - c, b]
+    hawk::models::robertson(y, k1, k2, k3)
 }
 
 /// HIRES, the 8-state photomorphogenesis problem (Hairer and Wanner II, IV.10), Rodas5P:
@@ -307,21 +304,12 @@ pub fn hires_f32(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
 /// Van der Pol's oscillator, stiff for large `mu` (per sample), Rodas5P.
 #[problem(method = "rodas5p", host_loops = "portable")]
 pub fn van_der_pol(_t: Scalar, y: &[Scalar; 2], mu: Scalar) -> [Scalar; 2] {
-    [y[1], mu * (Scalar::splat(1.0) - y[0] * y[0]) * y[1] - y[0]]
+    hawk::models::van_der_pol(y, mu)
 }
 
 /// The Oregonator (Field and Noyes; Hairer and Wanner II, IV.10), with `s` per sample,
 /// Rodas5P.
 #[problem(method = "rodas5p", host_loops = "portable")]
 pub fn oregonator(_t: Scalar, y: &[Scalar; 3], s: Scalar) -> [Scalar; 3] {
-    let (q, w, one) = (
-        Scalar::splat(8.375e-6),
-        Scalar::splat(0.161),
-        Scalar::splat(1.0),
-    );
-    [
-        s * (y[1] + y[0] * (one - q * y[0] - y[1])),
-        (y[2] - (one + y[0]) * y[1]) / s,
-        w * (y[0] - y[2]),
-    ]
+    hawk::models::oregonator(y, s)
 }

@@ -47,3 +47,7 @@ pub mod stochastic {}
 /// Chapter 12: stiff ensembles: Rosenbrock methods with Jacobians by dual numbers.
 #[doc = include_str!("../docs/guide/12-stiff.md")]
 pub mod stiff {}
+
+/// Chapter 13: fused arithmetic by choice (`contract`), the same bits on every team.
+#[doc = include_str!("../docs/guide/13-contract.md")]
+pub mod contract {}

@@ -7,8 +7,9 @@
 //! line.
 
 use clap::Parser;
+use eagle::hawk::Kernel;
 use eagle::hawk::Steps;
-use eagle::hawk::builtin::{Oscillator, OscillatorPlanes};
+use eagle::hawk::builtin::{Oscillator, OscillatorContracted, OscillatorPlanes};
 use eagle::shard::{Balance, Fleet, MpiJob};
 use eagle::{Arm, Compaction, Deployed, DeviceCompaction, HostConfig, Options, Target};
 use std::io::IsTerminal;
@@ -61,6 +62,20 @@ struct Args {
     /// Where to write the build / run / transfer figure (SVG).
     #[arg(long, default_value = "target/profile-your-run.svg")]
     figure: PathBuf,
+    /// Run the contracted oscillator (`#[kernel(contract)]`: its multiply-adds fused, one
+    /// rounding each; the same bits on every team, not the plain kernel's).
+    #[arg(long)]
+    contract: bool,
+}
+
+/// How the ensemble runs, from the command line.
+struct Setup {
+    choice: Target,
+    steps: Steps,
+    arm: Arm,
+    compaction: Compaction,
+    strategy: DeviceCompaction,
+    balance: Balance,
 }
 
 fn main() -> ExitCode {
@@ -121,16 +136,44 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "dynamic" => Balance::Dynamic { chunk: args.chunk },
         other => return Err(format!("unknown balance `{other}` (static or dynamic)").into()),
     };
+    let setup = Setup {
+        choice,
+        steps,
+        arm,
+        compaction,
+        strategy,
+        balance,
+    };
+    if args.contract {
+        run_kernel::<OscillatorContracted>(&args, setup)
+    } else {
+        run_kernel::<Oscillator>(&args, setup)
+    }
+}
+
+/// The page with kernel `K` (the oscillator, plain or contracted).
+fn run_kernel<K: Kernel<Real = f64> + Default>(
+    args: &Args,
+    setup: Setup,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let Setup {
+        choice,
+        steps,
+        arm,
+        compaction,
+        strategy,
+        balance,
+    } = setup;
     // Started by mpirun (and built with MPI): every rank runs its share; the root prints.
     if let Some(job) = MpiJob::from_env()? {
-        return on_ranks(
-            &job, &args, choice, steps, arm, compaction, strategy, balance,
+        return on_ranks::<K>(
+            &job, args, choice, steps, arm, compaction, strategy, balance,
         );
     }
-    let deployed = eagle::deploy(Oscillator, choice)?;
+    let deployed = eagle::deploy(K::default(), choice)?;
     let team = deployed.team().kind();
     let mut seed = Seed::new(args.n, team)?;
-    println!("running on {team}");
+    println!("running on {team}{}", contracted::<K>());
 
     let n = seed.len();
     let planes = seed.planes();
@@ -195,7 +238,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("note: {note}");
     }
 
-    figure(&args, n, build_s, run_s, transfer_s)
+    figure(args, n, build_s, run_s, transfer_s)
 }
 
 fn figure(
@@ -223,7 +266,7 @@ fn figure(
 /// same launch), then `ranks: N, imbalance: x`. "transfer" is the root's scatter and
 /// gather of the planes.
 #[allow(clippy::too_many_arguments)]
-fn on_ranks(
+fn on_ranks<K: Kernel<Real = f64> + Default>(
     job: &MpiJob,
     args: &Args,
     choice: Target,
@@ -234,7 +277,7 @@ fn on_ranks(
     balance: Balance,
 ) -> Result<(), Box<dyn std::error::Error>> {
     // A rank that cannot deploy says so to every rank (no rank waits for it).
-    let deployed = job.agree(eagle::deploy(Oscillator, choice).map_err(|e| e.to_string()))?;
+    let deployed = job.agree(eagle::deploy(K::default(), choice).map_err(|e| e.to_string()))?;
     let team = deployed.team().kind();
     let fleet = Fleet::from_deployed(vec![deployed.clone()]);
     let options = Options::new(args.max_steps)
@@ -247,7 +290,7 @@ fn on_ranks(
         return Ok(());
     }
     let mut seed = Seed::new(args.n, team)?;
-    println!("running on {team}");
+    println!("running on {team}{}", contracted::<K>());
     let n = seed.len();
     let planes = seed.planes();
     let t0 = Instant::now();
@@ -349,7 +392,7 @@ fn filled(n: usize, value: f64) -> Result<Vec<f64>, String> {
 /// The `lanes:` line: width, ISA, where the width came from (and how many of the run's
 /// launches measured shapes, when any did), and the host threads (`per` names them:
 /// "threads", "threads per rank").
-fn print_lanes(report: &eagle::RunReport, deployed: &Deployed<Oscillator>, per: &str) {
+fn print_lanes<K: Kernel>(report: &eagle::RunReport, deployed: &Deployed<K>, per: &str) {
     if let Some(l) = report.lanes {
         let threads = match deployed.team() {
             eagle::Team::Host(h) => h.threads(),
@@ -365,6 +408,15 @@ fn print_lanes(report: &eagle::RunReport, deployed: &Deployed<Oscillator>, per: 
             l.shape.isa.name(),
             l.source.name(),
         );
+    }
+}
+
+/// `" (contracted oscillator)"` when `K` is the contracted oscillator, else nothing.
+fn contracted<K: Kernel>() -> &'static str {
+    if K::NAME == OscillatorContracted::NAME {
+        " (contracted oscillator)"
+    } else {
+        ""
     }
 }
 

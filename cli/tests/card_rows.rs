@@ -160,3 +160,44 @@ fn slots_figure_draws_every_arm_of_a_varied_lifetime_workload() {
     assert!(svg.contains("host / host-no-compaction"));
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Each contracted workload counts its plain workload's FLOPs, says how far its results are
+/// from the plain kernel's (not the same bits, close to them), and the card puts the two
+/// host rows side by side.
+#[test]
+fn contracted_workloads_sit_beside_their_plain_ones() {
+    let mut rows = Vec::new();
+    for w in Workload::ALL {
+        let Some(plain) = w.plain() else {
+            let row = &rows_of(w, &[Arm::RayonScalar], 16)[0];
+            assert_eq!(row.vs_plain_max_rel_diff, None, "{}", w.name());
+            continue;
+        };
+        let (p, c) = (
+            rows_of(plain, &[Arm::Host], 64).remove(0),
+            rows_of(w, &[Arm::Host], 64).remove(0),
+        );
+        assert_eq!(p.flops_per_step, c.flops_per_step, "{}", w.name());
+        let d = c
+            .vs_plain_max_rel_diff
+            .expect("a contracted row's distance");
+        let tol = if c.real == "f32" { 1e-2 } else { 1e-10 };
+        assert!(
+            d > 0.0 && d < tol,
+            "{}: {d:e} from {}",
+            w.name(),
+            plain.name()
+        );
+        rows.extend([p, c]);
+    }
+    assert_eq!(rows.len(), 6);
+    let md = Card::new(rows).markdown();
+    assert!(
+        md.contains("## Contracted kernels beside the plain ones (host arm)"),
+        "{md}"
+    );
+    for w in ["oscillator", "lorenz-rk4-f64", "lorenz-rk4-f32"] {
+        assert!(md.contains(&format!("\n| {w} | ")), "{w}: {md}");
+    }
+    assert!(md.contains("Contracted (`#[kernel(contract)]`): the kernel of `oscillator`"));
+}

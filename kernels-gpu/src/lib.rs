@@ -54,6 +54,7 @@ pub mod builtin;
 #[doc(hidden)]
 pub mod device;
 pub mod dual;
+mod fused;
 pub mod kernel;
 pub mod lane;
 pub mod linalg;
@@ -66,7 +67,8 @@ pub mod random;
 pub mod save;
 
 pub use bits::IntLane;
-pub use hawk_macros::{helper, kernel, problem};
+pub use fused::Fused;
+pub use hawk_macros::{contract, helper, kernel, problem};
 pub use kernel::{
     ACTIVE, ComponentName, FAILED, FINISHED, HostLoops, Kernel, PlaneSource, PlaneSpec, PlaneType,
     PlaneVisitor, PortableLoops, Role, Steps,
@@ -80,6 +82,7 @@ pub use lane::{Lane, LaneArray, Mask, Real};
 
 /// Everything a kernel author needs: `use hawk::prelude::*;`.
 pub mod prelude {
+    pub use crate::contract;
     pub use crate::helper;
     pub use crate::kernel;
     pub use crate::kernel::{Kernel, Steps};

@@ -6,6 +6,7 @@
 mod common;
 
 mod bad_input;
+mod contract;
 mod device_emulated;
 mod device_gpu;
 mod events;

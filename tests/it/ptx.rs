@@ -115,3 +115,86 @@ fn every_entry_declares_the_parameters_of_its_description() {
     let lorenz = <<hawk::builtin::LorenzRk4F32 as Kernel>::Step as EntryArgs>::PARAMS;
     assert!(lorenz.iter().any(|p| p.0.starts_with("plane_") && p.1 == 4));
 }
+
+/// One PTX entry's arithmetic in `real` (`f64` or `f32`): how many of each instruction.
+#[derive(Debug, Default, PartialEq)]
+struct Arith {
+    fma: i64,
+    mul: i64,
+    add_sub: i64,
+    /// Additions and subtractions with an operand a `mul` of the entry wrote.
+    mul_then_add: i64,
+}
+
+impl Arith {
+    fn of(ptx: &str, entry: &str, real: &str) -> Arith {
+        let start = ptx
+            .find(&format!(".entry {entry}("))
+            .unwrap_or_else(|| panic!("{entry} missing"));
+        let body = &ptx[start..];
+        let body = &body[..body.find("\n}\n").expect("the entry's end")];
+        let mut a = Arith::default();
+        let mut products = std::collections::HashSet::new();
+        for line in body.lines() {
+            let mut words = line.split_whitespace();
+            let Some(op) = words.next() else { continue };
+            let regs: Vec<&str> = words.map(|w| w.trim_end_matches([',', ';'])).collect();
+            if op == format!("fma.rn.{real}") {
+                a.fma += 1;
+            } else if op == format!("mul.rn.{real}") {
+                a.mul += 1;
+                products.insert(regs[0].to_owned());
+            } else if op == format!("add.rn.{real}") || op == format!("sub.rn.{real}") {
+                a.add_sub += 1;
+                a.mul_then_add +=
+                    regs[1..].iter().filter(|r| products.contains(**r)).count() as i64;
+            }
+        }
+        a
+    }
+}
+
+/// A contracted entry (`#[kernel(contract)]`) fuses exactly the multiply-adds of its
+/// source: against the plain entry, each fused pair is one `fma.rn` in place of one
+/// `add.rn` or `sub.rn` and its `mul.rn` (kept where the plain entry shares that product
+/// with another use: Lorenz's `t_end - dt * 0.5` and RK4's `h * 0.5`), and nothing else
+/// changes. The contracted oscillator's step is its two `fma.rn` and `t += dt` (copies of
+/// the step are unrolled), and none of its products is then added.
+#[test]
+fn contracted_entries_fuse_the_multiply_adds_of_their_source() {
+    let ptx = eagle::ptx::PTX.expect("the PTX build was skipped (EAGLE_SKIP_PTX=1)");
+    for (plain, real) in [
+        ("hawk_oscillator", "f64"),
+        ("hawk_oscillator_indexed", "f64"),
+        ("hawk_lorenz_rk4", "f64"),
+        ("hawk_lorenz_rk4_f32", "f32"),
+    ] {
+        let fused_name = match plain.strip_suffix("_indexed") {
+            Some(p) => format!("{p}_contracted_indexed"),
+            None => format!("{plain}_contracted"),
+        };
+        let (p, c) = (
+            Arith::of(ptx, plain, real),
+            Arith::of(ptx, &fused_name, real),
+        );
+        let pairs = c.fma - p.fma;
+        assert!(pairs > 0, "{fused_name}: {c:?} against {p:?}");
+        let products_gone = p.mul - c.mul;
+        assert!(
+            products_gone > 0 && products_gone <= pairs,
+            "{fused_name}: {c:?} against {p:?}"
+        );
+        assert_eq!(
+            p.add_sub - c.add_sub,
+            pairs,
+            "{fused_name}: {c:?} against {p:?}"
+        );
+        if plain.starts_with("hawk_oscillator") {
+            assert_eq!(p.fma, 0, "{plain}: Rust never fuses");
+            assert_eq!(products_gone, pairs, "{fused_name}: {c:?} against {p:?}");
+            assert!(p.mul_then_add > 0, "{plain}: {p:?}");
+            assert_eq!(c.fma, 2 * c.add_sub, "{fused_name}: {c:?}");
+            assert_eq!(c.mul_then_add, 0, "{fused_name}: {c:?}");
+        }
+    }
+}

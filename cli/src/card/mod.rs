@@ -132,6 +132,9 @@ pub struct Row {
     pub bytes_pct_of_peak: Option<f64>,
     /// Largest relative difference of any final state from the baseline's.
     pub max_rel_diff_vs_baseline: f64,
+    /// A contracted workload's rows: the largest relative difference of its results from
+    /// its plain workload's ([`Workload::plain`]); `None` for other workloads.
+    pub vs_plain_max_rel_diff: Option<f64>,
     /// Sample steps the arm issued over the useful ones (host team: finished lanes of
     /// running lane groups count as issued; `None` where it is not counted).
     pub issued_per_useful_step: Option<f64>,
@@ -243,6 +246,7 @@ impl Row {
             issued_gbs: issued.map(|b| b / 1e9),
             bytes_pct_of_peak: issued.map(|b| 100.0 * b / bw_peak),
             max_rel_diff_vs_baseline,
+            vs_plain_max_rel_diff: None,
             issued_per_useful_step: report
                 .and_then(|r| r.issued_sample_steps)
                 .map(|s| s as f64 / useful_sample_steps.max(1) as f64),
@@ -356,6 +360,18 @@ impl Card {
                  most compaction can gain here.\n",
                 l.min, l.max, l.mean, l.lanes, l.compaction_bound
             );
+            if let (Some(plain), Some(d)) = (
+                Workload::parse(w).and_then(Workload::plain),
+                r0.vs_plain_max_rel_diff,
+            ) {
+                let _ = writeln!(
+                    s,
+                    "Contracted (`#[kernel(contract)]`): the kernel of `{}` with its \
+                     multiply-adds fused. Its results differ from that kernel's by at most \
+                     {d:.1e} (relative); every arm here gives its own baseline's bits.\n",
+                    plain.name()
+                );
+            }
             let _ = writeln!(
                 s,
                 "| team | arm | ISA x lanes (source), threads | time (ms) | vs baseline | launches | \
@@ -404,7 +420,57 @@ impl Card {
             }
             s.push('\n');
         }
+        self.contracted_beside_plain(&mut s);
         s
+    }
+
+    /// The table of each contracted workload's host row beside its plain workload's: the
+    /// ceilings, the rows' % of them, and how far apart the results are.
+    fn contracted_beside_plain(&self, s: &mut String) {
+        let host = |w: &str| {
+            self.rows
+                .iter()
+                .find(|r| r.workload == w && r.arm == Arm::Host.name())
+        };
+        let pairs: Vec<(&Row, &Row)> = self
+            .rows
+            .iter()
+            .filter(|r| r.arm == Arm::Host.name())
+            .filter_map(|c| {
+                let plain = Workload::parse(c.workload)?.plain()?;
+                Some((host(plain.name())?, c))
+            })
+            .collect();
+        if pairs.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "## Contracted kernels beside the plain ones (host arm)\n\n\
+             | workload | plain: ceiling % of peak, row % of ceiling, ms | contracted: ceiling \
+             % of peak, row % of ceiling, ms | ceiling ratio | time ratio | max rel diff |\n\
+             |---|---|---|---:|---:|---:|"
+        );
+        let cell = |r: &Row| match (r.ceiling_pct_of_peak, r.pct_of_ceiling) {
+            (Some(c), Some(p)) => format!("{c:.0}%, {p:.0}%, {:.2}", r.time_ms),
+            _ => format!("-, -, {:.2}", r.time_ms),
+        };
+        for (p, c) in pairs {
+            let ratio = match (c.ceiling_pct_of_peak, p.ceiling_pct_of_peak) {
+                (Some(c), Some(p)) if p > 0.0 => format!("{:.2}x", c / p),
+                _ => "-".to_owned(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {ratio} | {:.2}x | {:.1e} |",
+                p.workload,
+                cell(p),
+                cell(c),
+                p.time_ms / c.time_ms,
+                c.vs_plain_max_rel_diff.unwrap_or(0.0)
+            );
+        }
+        s.push('\n');
     }
 
     /// Writes `card.md`, `card.json`, `card.svg` (% of peak by row) and `slots.svg` (slots

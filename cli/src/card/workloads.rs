@@ -15,9 +15,9 @@ use eagle::{Arm as RunArm, Compaction, DeviceCompaction, HostConfig, Options, Re
 use eagle::{Error, RunReport};
 use hawk::builtin::{
     GbmEm, HiresRodas5p, KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4,
-    Lorenz96Tsit5, LorenzRk4, LorenzRk4F32, LorenzRk78, LorenzRk78F32, NEURAL_ODE_N,
-    NEURAL_ODE_WEIGHTS, NeuralOdeRk4, Oscillator, OuSra1, PendulumRk4, PendulumRk4F32,
-    RobertsonRodas5p,
+    Lorenz96Tsit5, LorenzRk4, LorenzRk4Contracted, LorenzRk4F32, LorenzRk4F32Contracted,
+    LorenzRk78, LorenzRk78F32, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4, Oscillator,
+    OscillatorContracted, OuSra1, PendulumRk4, PendulumRk4F32, RobertsonRodas5p,
 };
 use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -29,10 +29,16 @@ use std::time::{Duration, Instant};
 pub enum Workload {
     /// The seed's oscillator (explicit Euler to t = 1, dt = 1e-3).
     Oscillator,
+    /// The same, contracted (`#[kernel(contract)]`: fused multiply-adds).
+    OscillatorContracted,
     /// Lorenz, RK4 at dt = 1e-3 to t = 1 (1,000 steps), f64.
     LorenzRk4F64,
-    /// The same in f32.
+    /// The same, contracted.
+    LorenzRk4F64Contracted,
+    /// Lorenz RK4 in f32.
     LorenzRk4F32,
+    /// The same, contracted.
+    LorenzRk4F32Contracted,
     /// Lorenz, Fehlberg 7(8) at rtol = atol = 1e-8 to t = 1, f64.
     LorenzRk78F64,
     /// The same in f32 at rtol = atol = 1e-6 (1e-8 is below f32's resolution).
@@ -79,10 +85,13 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 16] = [
+    pub const ALL: [Workload; 19] = [
         Workload::Oscillator,
+        Workload::OscillatorContracted,
         Workload::LorenzRk4F64,
+        Workload::LorenzRk4F64Contracted,
         Workload::LorenzRk4F32,
+        Workload::LorenzRk4F32Contracted,
         Workload::LorenzRk78F64,
         Workload::LorenzRk78F32,
         Workload::Kepler,
@@ -102,8 +111,11 @@ impl Workload {
     pub fn name(self) -> &'static str {
         match self {
             Workload::Oscillator => "oscillator",
+            Workload::OscillatorContracted => "oscillator-contracted",
             Workload::LorenzRk4F64 => "lorenz-rk4-f64",
+            Workload::LorenzRk4F64Contracted => "lorenz-rk4-f64-contracted",
             Workload::LorenzRk4F32 => "lorenz-rk4-f32",
+            Workload::LorenzRk4F32Contracted => "lorenz-rk4-f32-contracted",
             Workload::LorenzRk78F64 => "lorenz-rk78-f64",
             Workload::LorenzRk78F32 => "lorenz-rk78-f32",
             Workload::Kepler => "kepler-rk78",
@@ -120,6 +132,17 @@ impl Workload {
         }
     }
 
+    /// The plain workload a contracted one is the contracted form of (the same ensemble,
+    /// the kernel without `contract`).
+    pub fn plain(self) -> Option<Workload> {
+        match self {
+            Workload::OscillatorContracted => Some(Workload::Oscillator),
+            Workload::LorenzRk4F64Contracted => Some(Workload::LorenzRk4F64),
+            Workload::LorenzRk4F32Contracted => Some(Workload::LorenzRk4F32),
+            _ => None,
+        }
+    }
+
     /// Parses a name from [`Workload::name`].
     pub fn parse(s: &str) -> Option<Workload> {
         Workload::ALL.into_iter().find(|w| w.name() == s)
@@ -128,7 +151,7 @@ impl Workload {
     /// The card's sample count for this workload.
     pub fn default_n(self) -> usize {
         match self {
-            Workload::Oscillator => 100_000,
+            Workload::Oscillator | Workload::OscillatorContracted => 100_000,
             Workload::Kepler | Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => 16_384,
             Workload::KuramotoRk4 => 4_096,
             Workload::HiresRodas5p => 16_384,
@@ -141,7 +164,7 @@ impl Workload {
     /// The plane the `host-reorder` arm sorts by.
     fn reorder_key(self) -> &'static str {
         match self {
-            Workload::Oscillator => "omega",
+            Workload::Oscillator | Workload::OscillatorContracted => "omega",
             Workload::Kepler => "t_end",
             Workload::PendulumRk4F64 | Workload::PendulumRk4F32 => "amp",
             Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => "forcing",
@@ -214,9 +237,14 @@ impl Workload {
     /// `f`, typed by its kernel.
     pub fn with_ensemble<F: WithEnsemble>(self, n: usize, f: F) -> F::Out {
         match self {
-            Workload::Oscillator => f.with(self, oscillator(n)),
+            Workload::Oscillator => f.with(self, oscillator::<Oscillator>(n)),
+            Workload::OscillatorContracted => f.with(self, oscillator::<OscillatorContracted>(n)),
             Workload::LorenzRk4F64 => f.with(self, lorenz_rk4::<LorenzRk4>(n)),
+            Workload::LorenzRk4F64Contracted => f.with(self, lorenz_rk4::<LorenzRk4Contracted>(n)),
             Workload::LorenzRk4F32 => f.with(self, lorenz_rk4::<LorenzRk4F32>(n)),
+            Workload::LorenzRk4F32Contracted => {
+                f.with(self, lorenz_rk4::<LorenzRk4F32Contracted>(n))
+            }
             Workload::LorenzRk78F64 => f.with(self, lorenz_rk78::<LorenzRk78>(n, 1e-8)),
             Workload::LorenzRk78F32 => f.with(self, lorenz_rk78::<LorenzRk78F32>(n, 1e-6)),
             Workload::Kepler => f.with(self, kepler(n)),
@@ -319,6 +347,9 @@ struct Prepared<K: Kernel> {
     /// Steps each sample took in the baseline (the useful work).
     steps: Vec<u64>,
     reference: Vec<Vec<K::Real>>,
+    /// A contracted workload's results against its plain workload's (the baselines' largest
+    /// relative difference).
+    vs_plain: Option<f64>,
     report: Option<RunReport>,
     merged: Option<Merged>,
 }
@@ -344,6 +375,10 @@ where
         // The baseline's result is the reference every arm is checked against, and the steps it
         // takes per sample are the ensemble's useful work.
         let mut steps = e.baseline(MAX_STEPS);
+        let vs_plain = workload.plain().map(|p| {
+            let ours = e.muts.iter().flatten().map(|v| v.to_f64());
+            max_rel_diff(ours, p.with_ensemble(e.len(), BaselineResult))
+        });
         if by_lifetime {
             let mut order: Vec<usize> = (0..steps.len()).collect();
             order.sort_by_key(|&i| steps[i]);
@@ -367,6 +402,7 @@ where
             flops_per_step,
             steps,
             reference,
+            vs_plain,
             report: None,
             merged: None,
         }))
@@ -422,21 +458,10 @@ where
     }
 
     fn row(&self, median_s: f64) -> Row {
-        let max_rel_diff = self
-            .e
-            .muts
-            .iter()
-            .flatten()
-            .zip(self.reference.iter().flatten())
-            .map(|(a, b)| {
-                let (a, b) = (a.to_f64(), b.to_f64());
-                if a == b {
-                    0.0
-                } else {
-                    (a - b).abs() / b.abs().max(1e-300)
-                }
-            })
-            .fold(0.0, f64::max);
+        let max_rel_diff = max_rel_diff(
+            self.e.muts.iter().flatten().map(|v| v.to_f64()),
+            self.reference.iter().flatten().map(|v| v.to_f64()),
+        );
         // Lane groups as the arm ran them: the host team's measured (or forced) width.
         let lanes = match self.deployed.team() {
             eagle::Team::Host(h) => self
@@ -451,7 +476,7 @@ where
             eagle::Team::Device(_) => None,
         };
         let ceiling = self.ceiling();
-        Row::new(
+        let mut row = Row::new(
             self.workload,
             self.arm,
             self.e.len(),
@@ -463,7 +488,36 @@ where
             max_rel_diff,
             threads,
             ceiling,
-        )
+        );
+        row.vs_plain_max_rel_diff = self.vs_plain;
+        row
+    }
+}
+
+/// The largest relative difference of `a` from `b`, value by value (0 where equal).
+fn max_rel_diff(a: impl Iterator<Item = f64>, b: impl IntoIterator<Item = f64>) -> f64 {
+    a.zip(b)
+        .map(|(a, b)| {
+            if a == b {
+                0.0
+            } else {
+                (a - b).abs() / b.abs().max(1e-300)
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A workload's final states after its baseline run, as `f64`, plane after plane.
+struct BaselineResult;
+
+impl WithEnsemble for BaselineResult {
+    type Out = Vec<f64>;
+    fn with<K: Kernel>(self, _: Workload, mut e: Ensemble<K>) -> Vec<f64>
+    where
+        K::Real: HostReal,
+    {
+        e.baseline(MAX_STEPS);
+        e.muts.iter().flatten().map(|v| v.to_f64()).collect()
     }
 }
 
@@ -530,7 +584,7 @@ fn linspace<R: Real>(lo: f64, hi: f64, n: usize) -> Vec<R> {
         .collect()
 }
 
-fn oscillator(n: usize) -> Ensemble<Oscillator> {
+fn oscillator<K: Kernel<Real = f64>>(n: usize) -> Ensemble<K> {
     Ensemble::new(
         vec![linspace(1.0, 3.0, n)],
         vec![1.0, 1e-3],

@@ -59,6 +59,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         identity::extend(0, &quote!(#f).to_string()),
         &settings.real.to_string(),
     );
+    let id = if settings.contract {
+        identity::extend(id, "contract")
+    } else {
+        id
+    };
+    if settings.contract {
+        crate::contract::Contract::new(hawk).visit_block_mut(&mut f.block);
+    }
     // `Param` is a lane like `Scalar` (in the signature only: the body names `Scalar`).
     for input in f.sig.inputs.iter_mut() {
         if let FnArg::Typed(pt) = input {

@@ -1,6 +1,6 @@
 //! A kernel's identity: a 64-bit hash of what decides the code its GPU entries run (the
-//! signature, hence the planes and their roles; the body; the settings `steps`, `real`
-//! and `time`) and of hawk's entry ABI. The GPU module stores it beside the entries
+//! signature, hence the planes and their roles; the body; the settings `steps`, `real`,
+//! `time` and `contract`) and of hawk's entry ABI. The GPU module stores it beside the entries
 //! (`hawk_id_<name>`) and deploy compares it with `Kernel::IDENTITY`, so a module holding
 //! another kernel of the same name is refused. Docs, other attributes and the `crate`
 //! setting do not change it.
@@ -45,10 +45,16 @@ pub fn of(sig: &Signature, body: &Block, settings: &Settings) -> u64 {
         .positive
         .iter()
         .fold(id, |h, p| fnv(h, &format!("positive {p}")));
-    settings
+    let id = settings
         .counters
         .iter()
-        .fold(id, |h, p| fnv(h, &format!("counter {p}")))
+        .fold(id, |h, p| fnv(h, &format!("counter {p}")));
+    // Likewise `contract`, which changes the code the body compiles to.
+    if settings.contract {
+        fnv(id, "contract")
+    } else {
+        id
+    }
 }
 
 /// FNV-1a from state `h` over `text` and a 0 byte (so moving text between parts changes

@@ -20,6 +20,7 @@
 //! the body, into a `KernelDef`) and `generate` (a `KernelDef` into the items above).
 
 mod checks;
+mod contract;
 mod events;
 mod generate;
 pub(crate) mod helper;
@@ -41,7 +42,9 @@ use proc_macro2::TokenStream as TokenStream2;
 /// single-value planes that must hold whole numbers keying random numbers
 /// (`Kernel::COUNTERS`, `hawk::random::Stream`), `host_loops = "portable"` to compile
 /// the host team's portable loops only (a test's or an example's kernel: a third of the
-/// build; `Kernel::HOST_LOOPS`), and `crate = eagle::hawk` (default `::hawk`) for where
+/// build; `Kernel::HOST_LOOPS`), `contract` to fuse the body's multiply-adds (`a * b + c`,
+/// `c - a * b`, `x += a * b`, ..: one rounding instead of two, the same bits on every team;
+/// the rules are `#[contract]`'s), and `crate = eagle::hawk` (default `::hawk`) for where
 /// the generated code finds `hawk`, in a crate that depends on `eagle` only:
 /// `#[eagle::hawk::kernel(crate = eagle::hawk)]`.
 #[proc_macro_attribute]
@@ -80,7 +83,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// and the planes `events`, `event_t`, `event_kind`, `event_y` and `stop_t`; `rk4` then
 /// also takes `failed` and shortens its last step to land on `t_end`.
 ///
-/// Other settings (`steps`, `real`, `crate`) are `#[kernel]`'s.
+/// Other settings (`steps`, `real`, `contract`, `crate`) are `#[kernel]`'s; `contract`
+/// fuses the right-hand side's multiply-adds and the kernel's, and with `rk4` its stage
+/// updates too (`hawk::methods::rk4_step_fma`); the adaptive and stochastic methods'
+/// own arithmetic is the same with or without it.
 #[proc_macro_attribute]
 pub fn problem(attr: TokenStream, item: TokenStream) -> TokenStream {
     match problem::expand(attr.into(), item.into()) {
@@ -89,10 +95,35 @@ pub fn problem(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// Fuses the multiply-adds of an item (a function, an `impl` block, a module), as
+/// `#[kernel(contract)]` does a kernel's body: `a * b + c` and `c + a * b` become
+/// `hawk::Fused::fused_mul_add(a, b, c)`, `a * b - c` `fused_mul_sub(a, b, c)`, `c - a * b`
+/// `fused_neg_mul_add(a, b, c)`, and `x += a * b`, `x -= a * b` assignments of those.
+/// Innermost first; where both operands of a sum are products, the left one is fused. A
+/// product in parentheses is a product (bind it with `let` to keep it apart); macro calls,
+/// types, patterns and constant expressions are left as written. Lanes and reals fuse
+/// (`mul_add`), integers compute as written. Setting: `crate = eagle::hawk`.
+#[proc_macro_attribute]
+pub fn contract(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let expand = || -> syn::Result<TokenStream2> {
+        let settings = parse::parse_settings(attr.into())?;
+        let mut item: syn::Item = syn::parse2(item.into())?;
+        syn::visit_mut::VisitMut::visit_item_mut(
+            &mut contract::Contract::new(&settings.krate),
+            &mut item,
+        );
+        Ok(quote::quote!(#item))
+    };
+    match expand() {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
 /// Makes a function that kernels and problems call (an event's condition or action)
 /// generic over the lane: written with `Scalar` (and `Param`) like a kernel, with the
 /// kernel's body checks, it becomes `fn name<Scalar: Lane<Elem = f64>>(..)`. Settings:
-/// `real = "f32"` and `crate = eagle::hawk`, as `#[kernel]`'s.
+/// `real = "f32"`, `contract` and `crate = eagle::hawk`, as `#[kernel]`'s.
 #[proc_macro_attribute]
 pub fn helper(attr: TokenStream, item: TokenStream) -> TokenStream {
     match helper::expand(attr.into(), item.into()) {
@@ -109,7 +140,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
 
 #[cfg(test)]
 mod tests {
-    use super::expand;
+    use super::{expand, parse};
     use quote::quote;
 
     fn kernel() -> proc_macro2::TokenStream {
@@ -139,6 +170,30 @@ mod tests {
             out.matches("hawk ::").count(),
             "{out}"
         );
+    }
+
+    /// `contract` fuses the body's multiply-adds (at the `crate` path) and gives the kernel
+    /// another identity; without it nothing is fused.
+    #[test]
+    fn contract_setting_fuses_the_body_and_changes_the_identity() {
+        let plain = parse::parse(quote!(steps = 4), kernel()).unwrap();
+        let fused = parse::parse(quote!(steps = 4, contract), kernel()).unwrap();
+        assert_ne!(plain.identity, fused.identity);
+        let body = |k: &parse::KernelDef| {
+            let b = &k.body;
+            quote!(#b).to_string()
+        };
+        assert!(!body(&plain).contains("Fused"), "{}", body(&plain));
+        // `*x - rate * *x * dt`: the right product is fused with the left operand.
+        assert!(
+            body(&fused).contains(":: hawk :: Fused :: fused_neg_mul_add (rate * * x , dt , * x)"),
+            "{}",
+            body(&fused)
+        );
+        let e = expand(quote!(contract = 1), kernel())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown setting"), "{e}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 use syn::{
     Attribute, Block, Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, Path, Token, Type, Visibility,
 };
@@ -77,6 +78,8 @@ pub struct Settings {
     pub counters: Vec<Ident>,
     /// `host_loops = "portable"`: the host build compiles the portable loops only.
     pub portable_loops: bool,
+    /// `contract`: multiply-adds in the body become fused ones (see `contract`).
+    pub contract: bool,
 }
 
 /// A kernel as its attribute and step function describe it: everything the generate step
@@ -171,6 +174,10 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
     let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
     checks::check_body(&f.block, &names)?;
     let identity = crate::identity::of(&f.sig, &f.block, &settings);
+    let mut f = f;
+    if settings.contract {
+        crate::contract::Contract::new(&settings.krate).visit_block_mut(&mut f.block);
+    }
     Ok(KernelDef {
         identity,
         helper_ids: Vec::new(),
@@ -192,16 +199,21 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
         positive: Vec::new(),
         counters: Vec::new(),
         portable_loops: false,
+        contract: false,
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
     for m in metas {
         let nv = match m {
             Meta::NameValue(nv) => nv,
+            Meta::Path(p) if p.is_ident("contract") => {
+                s.contract = true;
+                continue;
+            }
             other => {
                 return Err(syn::Error::new(
                     other.span(),
-                    "expected `steps = \"auto\"`, `steps = <k>`, `real = \"f64\" | \"f32\"` \
-                     or `crate = <path to hawk>`",
+                    "expected `steps = \"auto\"`, `steps = <k>`, `real = \"f64\" | \"f32\"`, \
+                     `contract` or `crate = <path to hawk>`",
                 ));
             }
         };
@@ -263,7 +275,7 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
                 return Err(syn::Error::new(
                     l.span(),
                     "unknown setting: write `steps = \"auto\"`, `steps = 64`, `real = \"f32\"`, \
-                     `host_loops = \"portable\"` or `crate = eagle::hawk`",
+                     `host_loops = \"portable\"`, `contract` or `crate = eagle::hawk`",
                 ));
             }
         }

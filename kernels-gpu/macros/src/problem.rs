@@ -22,6 +22,7 @@ use quote::{format_ident, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, ReturnType, Token, Type};
 
 /// The methods a problem can name.
@@ -127,7 +128,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let (y, n, time) = (&rhs.state, &rhs.len, &rhs.time_plane);
     let vis = &f.vis;
     let attrs = &f.attrs;
-    let body = &f.block;
+    // `contract`: the right-hand side's multiply-adds fused, and RK4's stage updates.
+    let mut body = f.block.clone();
+    let rk4 = if settings_probe.contract {
+        crate::contract::Contract::new(hawk).visit_block_mut(&mut body);
+        quote!(rk4_step_fma)
+    } else {
+        quote!(rk4_step)
+    };
 
     // The right-hand side, generic over the lane like a kernel's function.
     let rhs_args = rhs.extras.iter().map(|a| {
@@ -258,10 +266,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     let #hawk::methods::StepLength { step: __h, t_new: __t1, last: __last, .. } =
                         #hawk::methods::step_length(__t0, dt, t_end, __next_stop);
                     let __y1 = #hawk::methods::events::with_step(__last, dt, __h, |__h| {
-                        #hawk::methods::rk4_step(&__f, __t0, &__y0, __h)
+                        #hawk::methods::#rk4(&__f, __t0, &__y0, __h)
                     });
                     let __active = <<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(true);
-                    let __step = |__tau: Scalar| #hawk::methods::rk4_step(&__f, __t0, &__y0, __tau);
+                    let __step = |__tau: Scalar| #hawk::methods::#rk4(&__f, __t0, &__y0, __tau);
                     #tail
                     *terminated = #time.simd_ge(t_end) | __ev_stop;
                     *failed = __ev_fail;
@@ -279,7 +287,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 #time: &mut Scalar,
             ) {
                 #rhs_struct
-                *#y = #hawk::methods::rk4_step(&__f, *#time, #y, dt);
+                *#y = #hawk::methods::#rk4(&__f, *#time, #y, dt);
                 *#time += dt;
                 *terminated = #time.simd_ge(t_end - dt * Scalar::splat(0.5));
             }

@@ -7,24 +7,43 @@ use crate::methods::{
 };
 use crate::prelude::*;
 
-/// The Lorenz right-hand side for one lane group.
-#[inline(always)]
-pub fn lorenz_rhs<L: Lane>(sigma: L, rho: L, beta: L) -> impl Fn(L, &[L; 3]) -> [L; 3] {
-    move |_t, u| {
-        [
-            sigma * (u[1] - u[0]),
-            // x (rho - z) - y, fused: one rounding less and a shorter dependency chain.
-            u[0].mul_add(rho - u[2], -u[1]),
-            u[0] * u[1] - beta * u[2],
-        ]
-    }
+/// The Lorenz right-hand side `$name`, with attributes `$attr`: one text for the plain and
+/// the contracted function.
+macro_rules! lorenz_rhs {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        #[inline(always)]
+        pub fn $name<L: Lane>(sigma: L, rho: L, beta: L) -> impl Fn(L, &[L; 3]) -> [L; 3] {
+            move |_t, u| {
+                [
+                    sigma * (u[1] - u[0]),
+                    // x (rho - z) - y, fused: one rounding less and a shorter dependency
+                    // chain.
+                    u[0].mul_add(rho - u[2], -u[1]),
+                    u[0] * u[1] - beta * u[2],
+                ]
+            }
+        }
+    };
 }
+lorenz_rhs!(
+    /// The Lorenz right-hand side for one lane group.
+    lorenz_rhs
+);
+lorenz_rhs!(
+    /// [`lorenz_rhs`] contracted: `x y - beta z` is one fused multiply-subtract too.
+    #[contract]
+    lorenz_rhs_contracted
+);
 
 macro_rules! lorenz_rk4 {
-    ($name:ident, $real:literal) => {
+    ($name:ident, $real:literal, $rhs:ident $(, $setting:tt)?) => {
         /// Lorenz with classic RK4 at a fixed `dt`, until `t >= t_end - dt/2` (so exactly
-        /// `round(t_end / dt)` steps whatever the rounding of `t`).
-        #[kernel(steps = "auto", real = $real, time = t)]
+        /// `round(t_end / dt)` steps whatever the rounding of `t`); the stage updates and
+        /// the combination fused. The `_contracted` kernels are `#[kernel(contract)]` and
+        /// call [`lorenz_rhs_contracted`]: one fused multiply-add more per evaluation, the
+        /// same FLOPs.
+        #[kernel(steps = "auto", real = $real, time = t $(, $setting)?)]
         pub fn $name(
             rho: Scalar,
             sigma: Param,
@@ -37,7 +56,7 @@ macro_rules! lorenz_rk4 {
             z: &mut Scalar,
             t: &mut Scalar,
         ) {
-            let f = lorenz_rhs(sigma, rho, beta);
+            let f = $rhs(sigma, rho, beta);
             let u = rk4_step_fma(&f, *t, &[*x, *y, *z], dt);
             *x = u[0];
             *y = u[1];
@@ -47,8 +66,20 @@ macro_rules! lorenz_rk4 {
         }
     };
 }
-lorenz_rk4!(lorenz_rk4, "f64");
-lorenz_rk4!(lorenz_rk4_f32, "f32");
+lorenz_rk4!(lorenz_rk4, "f64", lorenz_rhs);
+lorenz_rk4!(lorenz_rk4_f32, "f32", lorenz_rhs);
+lorenz_rk4!(
+    lorenz_rk4_contracted,
+    "f64",
+    lorenz_rhs_contracted,
+    contract
+);
+lorenz_rk4!(
+    lorenz_rk4_f32_contracted,
+    "f32",
+    lorenz_rhs_contracted,
+    contract
+);
 
 macro_rules! lorenz_rk78 {
     ($name:ident, $real:literal) => {

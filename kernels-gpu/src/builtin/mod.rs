@@ -21,9 +21,10 @@ pub use elementary::{
 pub use kepler::{KeplerRk78, KeplerRk78Planes, kepler_rk78};
 pub use kuramoto::{KURAMOTO_N, KuramotoRk4, KuramotoRk4Planes, kuramoto_rk4, kuramoto_rk4_rhs};
 pub use lorenz::{
-    LorenzRk4, LorenzRk4F32, LorenzRk4F32Planes, LorenzRk4Planes, LorenzRk78, LorenzRk78F32,
-    LorenzRk78F32Planes, LorenzRk78Planes, lorenz_rk4, lorenz_rk4_f32, lorenz_rk78,
-    lorenz_rk78_f32,
+    LorenzRk4, LorenzRk4Contracted, LorenzRk4ContractedPlanes, LorenzRk4F32,
+    LorenzRk4F32Contracted, LorenzRk4F32ContractedPlanes, LorenzRk4F32Planes, LorenzRk4Planes,
+    LorenzRk78, LorenzRk78F32, LorenzRk78F32Planes, LorenzRk78Planes, lorenz_rk4,
+    lorenz_rk4_contracted, lorenz_rk4_f32, lorenz_rk4_f32_contracted, lorenz_rk78, lorenz_rk78_f32,
 };
 pub use lorenz96::{
     LORENZ96_N, Lorenz96Rk4, Lorenz96Rk4F32, Lorenz96Rk4F32Planes, Lorenz96Rk4Planes,
@@ -33,7 +34,10 @@ pub use neural_ode::{
     NEURAL_ODE_HIDDEN, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4, NeuralOdeRk4Planes,
     neural_ode_rk4, neural_ode_rk4_rhs,
 };
-pub use oscillator::{Oscillator, OscillatorPlanes, oscillator};
+pub use oscillator::{
+    Oscillator, OscillatorContracted, OscillatorContractedPlanes, OscillatorPlanes, oscillator,
+    oscillator_contracted,
+};
 pub use pendulum::{
     PendulumRk4, PendulumRk4F32, PendulumRk4F32Planes, PendulumRk4Planes, pendulum_rk4,
     pendulum_rk4_f32,

@@ -68,6 +68,14 @@ rings! {
     ring_tsit5_f32_16: "tsit5", "f32", 16;
 }
 
+/// A damped spring `y'' = -k y - c y'`, contracted (`contract`: the right-hand side's
+/// `-k * y0 - c * y1` is one fused multiply-subtract, and RK4's stage updates are fused):
+/// its tests check the fused operations against plain Rust's `mul_add`.
+#[problem(method = "rk4", contract, host_loops = "portable")]
+pub fn spring_contracted(_t: Scalar, y: &[Scalar; 2], k: Scalar, c: Scalar) -> [Scalar; 2] {
+    [y[1], -k * y[0] - c * y[1]]
+}
+
 /// Gravity of the bouncing ball.
 pub const GRAVITY: f64 = 9.81;
 

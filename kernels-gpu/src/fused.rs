@@ -6,6 +6,11 @@ use crate::lane::Lane;
 /// [`Lane::mul_add`]: `vfmadd` on the host, `fma.rn` on the GPU, a correctly rounded `fma`
 /// on the emulated device, so every team gives the same bits), the plain operations for
 /// integers (index arithmetic is left as it was).
+#[diagnostic::on_unimplemented(
+    message = "`contract` fuses multiply-adds of lanes, reals and integers, not of `{Self}`",
+    label = "a multiply-add of `{Self}` values, rewritten by `contract`",
+    note = "bind the product with `let` to keep it out of the rewrite: `let p = a * b; p + c`"
+)]
 pub trait Fused: Copy {
     /// `self * b + c`.
     fn fused_mul_add(self, b: Self, c: Self) -> Self;

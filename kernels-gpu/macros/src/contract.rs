@@ -45,7 +45,14 @@ impl Contract {
 
     /// `hawk::Fused::<method>(a, b, c)`, spanned at the operator.
     fn call(&self, span: proc_macro2::Span, method: &str, a: &Expr, b: &Expr, c: &Expr) -> Expr {
-        let hawk = &self.hawk;
+        // Every token at the operator, so that a type error points there.
+        let hawk: TokenStream = quote::ToTokens::to_token_stream(&self.hawk)
+            .into_iter()
+            .map(|mut t| {
+                t.set_span(span);
+                t
+            })
+            .collect();
         let m = syn::Ident::new(method, span);
         let t: TokenStream = quote_spanned!(span=> #hawk::Fused::#m(#a, #b, #c));
         syn::parse2(t).expect("a call parses")

@@ -78,6 +78,17 @@ struct Setup {
     balance: Balance,
 }
 
+impl Setup {
+    /// The run's options: these choices and `max_steps`.
+    fn options(&self, max_steps: u64) -> Options {
+        Options::new(max_steps)
+            .steps(self.steps)
+            .arm(self.arm)
+            .compaction(self.compaction)
+            .device_compaction(self.strategy)
+    }
+}
+
 fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -156,34 +167,21 @@ fn run_kernel<K: Kernel<Real = f64> + Default>(
     args: &Args,
     setup: Setup,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let Setup {
-        choice,
-        steps,
-        arm,
-        compaction,
-        strategy,
-        balance,
-    } = setup;
     // Started by mpirun (and built with MPI): every rank runs its share; the root prints.
     if let Some(job) = MpiJob::from_env()? {
-        return on_ranks::<K>(
-            &job, args, choice, steps, arm, compaction, strategy, balance,
-        );
+        return on_ranks::<K>(&job, args, setup);
     }
-    let deployed = eagle::deploy(K::default(), choice)?;
+    let options = setup
+        .options(args.max_steps)
+        // The bar goes to stderr, and only when a person is watching.
+        .progress(std::io::stdout().is_terminal());
+    let deployed = eagle::deploy(K::default(), setup.choice)?;
     let team = deployed.team().kind();
     let mut seed = Seed::new(args.n, team)?;
     println!("running on {team}{}", contracted::<K>());
 
     let n = seed.len();
     let planes = seed.planes();
-    let options = Options::new(args.max_steps)
-        .steps(steps)
-        .arm(arm)
-        .compaction(compaction)
-        .device_compaction(strategy)
-        // The bar goes to stderr, and only when a person is watching.
-        .progress(std::io::stdout().is_terminal());
     let mut runner = eagle::until_done(&deployed, options, planes)?;
 
     let mut t0 = Instant::now();
@@ -265,26 +263,17 @@ fn figure(
 /// `steps`, `launches_by_k` and `done` as one process (every oscillator sample ends in the
 /// same launch), then `ranks: N, imbalance: x`. "transfer" is the root's scatter and
 /// gather of the planes.
-#[allow(clippy::too_many_arguments)]
 fn on_ranks<K: Kernel<Real = f64> + Default>(
     job: &MpiJob,
     args: &Args,
-    choice: Target,
-    steps: Steps,
-    arm: Arm,
-    compaction: Compaction,
-    strategy: DeviceCompaction,
-    balance: Balance,
+    setup: Setup,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    let (options, balance) = (setup.options(args.max_steps), setup.balance);
     // A rank that cannot deploy says so to every rank (no rank waits for it).
-    let deployed = job.agree(eagle::deploy(K::default(), choice).map_err(|e| e.to_string()))?;
+    let deployed =
+        job.agree(eagle::deploy(K::default(), setup.choice).map_err(|e| e.to_string()))?;
     let team = deployed.team().kind();
     let fleet = Fleet::from_deployed(vec![deployed.clone()]);
-    let options = Options::new(args.max_steps)
-        .steps(steps)
-        .arm(arm)
-        .compaction(compaction)
-        .device_compaction(strategy);
     if !job.is_root() {
         job.run_other(&fleet, &options, balance)?;
         return Ok(());

@@ -41,9 +41,17 @@ fn fused_forms_round_once_on_every_lane_type() {
     assert_eq!(mul_sub(0.1f64, 10.0, 1.0), TWO_TO_MINUS_54);
     assert_eq!(neg_mul_add(-0.1f64, 10.0, -1.0), TWO_TO_MINUS_54);
     assert_eq!(event_value(1.0f64, &[10.0], 0.1), TWO_TO_MINUS_54);
-    let v = mul_sub(Simd::<f64, 4>::splat(0.1), Simd::splat(10.0), Simd::splat(1.0));
+    let v = mul_sub(
+        Simd::<f64, 4>::splat(0.1),
+        Simd::splat(10.0),
+        Simd::splat(1.0),
+    );
     assert_eq!(v, Simd::splat(TWO_TO_MINUS_54));
-    let v = event_value(Simd::<f64, 8>::splat(1.0), &[Simd::splat(10.0)], Simd::splat(0.1));
+    let v = event_value(
+        Simd::<f64, 8>::splat(1.0),
+        &[Simd::splat(10.0)],
+        Simd::splat(0.1),
+    );
     assert_eq!(v, Simd::splat(TWO_TO_MINUS_54));
     // f32: 0.1f32 * 10 - 1 rounds to 0 unfused, and to its exact value fused.
     let exact = f64::from(0.1f32) * 10.0 - 1.0;

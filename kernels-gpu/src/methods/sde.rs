@@ -3,7 +3,7 @@
 //!
 //! Each step takes the step's increments as arguments (`dw`, and `dz` for
 //! [`sra1_step`]), so the caller decides where they come from: a problem draws them from
-//! its sample's [`Stream`](crate::random::Stream) ([`wiener`]); a convergence test can
+//! its sample's [`Stream`] ([`wiener`]); a convergence test can
 //! sum a finer path's increments into a coarse step's.
 //!
 //! | method | strong order | needs |

@@ -448,7 +448,7 @@ impl Card {
             s,
             "## Contracted kernels beside the plain ones (host arm)\n\n\
              | workload | plain: ceiling % of peak, row % of ceiling, ms | contracted: ceiling \
-             % of peak, row % of ceiling, ms | ceiling ratio | time ratio | max rel diff |\n\
+             % of peak, row % of ceiling, ms | ceiling ratio | speed-up (plain ms / contracted ms) | max rel diff |\n\
              |---|---|---|---:|---:|---:|"
         );
         let cell = |r: &Row| match (r.ceiling_pct_of_peak, r.pct_of_ceiling) {

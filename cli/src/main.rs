@@ -68,6 +68,18 @@ struct Args {
     contract: bool,
 }
 
+impl Args {
+    /// What the page's first line says of the kernel: `" (contracted oscillator)"` with
+    /// `--contract`, else nothing.
+    fn kernel_note(&self) -> &'static str {
+        if self.contract {
+            " (contracted oscillator)"
+        } else {
+            ""
+        }
+    }
+}
+
 /// How the ensemble runs, from the command line.
 struct Setup {
     choice: Target,
@@ -178,7 +190,7 @@ fn run_kernel<K: Kernel<Real = f64> + Default>(
     let deployed = eagle::deploy(K::default(), setup.choice)?;
     let team = deployed.team().kind();
     let mut seed = Seed::new(args.n, team)?;
-    println!("running on {team}{}", contracted::<K>());
+    println!("running on {team}{}", args.kernel_note());
 
     let n = seed.len();
     let planes = seed.planes();
@@ -279,7 +291,7 @@ fn on_ranks<K: Kernel<Real = f64> + Default>(
         return Ok(());
     }
     let mut seed = Seed::new(args.n, team)?;
-    println!("running on {team}{}", contracted::<K>());
+    println!("running on {team}{}", args.kernel_note());
     let n = seed.len();
     let planes = seed.planes();
     let t0 = Instant::now();
@@ -397,15 +409,6 @@ fn print_lanes<K: Kernel>(report: &eagle::RunReport, deployed: &Deployed<K>, per
             l.shape.isa.name(),
             l.source.name(),
         );
-    }
-}
-
-/// `" (contracted oscillator)"` when `K` is the contracted oscillator, else nothing.
-fn contracted<K: Kernel>() -> &'static str {
-    if K::NAME == OscillatorContracted::NAME {
-        " (contracted oscillator)"
-    } else {
-        ""
     }
 }
 

@@ -129,7 +129,7 @@ impl KernelDef {
 /// Parses `#[kernel(attr)]` on `item` and checks the settings, the signature and the body.
 pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
     let settings = parse_settings(attr)?;
-    let f: ItemFn = syn::parse2(item)?;
+    let mut f: ItemFn = syn::parse2(item)?;
     if !f.sig.generics.params.is_empty() {
         return Err(syn::Error::new(
             f.sig.generics.span(),
@@ -174,7 +174,6 @@ pub fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<KernelDef> {
     let names: Vec<Ident> = args.iter().map(|a| a.name.clone()).collect();
     checks::check_body(&f.block, &names)?;
     let identity = crate::identity::of(&f.sig, &f.block, &settings);
-    let mut f = f;
     if settings.contract {
         crate::contract::Contract::new(&settings.krate).visit_block_mut(&mut f.block);
     }

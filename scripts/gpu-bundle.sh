@@ -27,7 +27,7 @@ cargo build --release -p eagle-cli --bin profile-your-run --features nvtx
 cp target/release/profile-your-run "$B/bin/"
 # A user's crate (examples/user-crate: its own kernel crate built by eagle-build), so the GPU
 # loads a user's cubin.
-scripts/user-crate.sh "$(mktemp -d)" >/dev/null
+scripts/user-crate.sh >/dev/null
 cp target/user-crate/release/vdp-app "$B/bin/"
 bench_json=$(cargo bench --workspace --features eagle-cli/card --no-run --message-format=json 2>/dev/null || true)
 echo "$bench_json" | python3 -c '

@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
 # Builds and runs examples/user-crate as a user would, outside this workspace: copies it to
-# a folder (default: a fresh temporary one; `$1` to choose), points its path dependencies
-# at this checkout, starts from this checkout's Cargo.lock, and runs `cargo run --release`
-# there. The build's target folder is target/user-crate in this checkout (reused between
-# runs; `CARGO_TARGET_DIR` to change). Prints `ptx: <path>` for the module it built.
+# a folder (default: target/user-crate-src in this checkout; `$1` to choose), points its
+# path dependencies at this checkout, starts from this checkout's Cargo.lock, and runs
+# `cargo run --release` there. The build's target folder is target/user-crate in this
+# checkout (reused between runs; `CARGO_TARGET_DIR` to change). Prints `ptx: <path>` for the
+# module it built.
+#
+# A file already in the folder with the same content is left as it is (its time stamp too),
+# so a second run into the same folder rebuilds only what changed in the example or in this
+# checkout: the test command builds the example in the background while the workspace
+# builds, and the user-crate test's run of this script then finds it built.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-DEST="${1:-$(mktemp -d)}"
+DEST="${1:-$ROOT/target/user-crate-src}"
 mkdir -p "$DEST"
-cp -r "$ROOT/examples/user-crate/." "$DEST/"
-rm -rf "$DEST/target"
+STAGE="$(mktemp -d)"
+trap 'rm -rf "$STAGE"' EXIT
+cp -r "$ROOT/examples/user-crate/." "$STAGE/"
+rm -rf "$STAGE/target"
 # ../../.. in the example's manifests is this checkout (the example sits two folders down).
-sed -i "s|path = \"../../..|path = \"$ROOT|" "$DEST"/kernels/Cargo.toml "$DEST"/app/Cargo.toml
-cp "$ROOT/Cargo.lock" "$DEST/Cargo.lock"
+sed -i "s|path = \"../../..|path = \"$ROOT|" "$STAGE"/kernels/Cargo.toml "$STAGE"/app/Cargo.toml
+cp "$ROOT/Cargo.lock" "$STAGE/Cargo.lock"
+(cd "$STAGE" && find . -type f) | while IFS= read -r f; do
+  if ! cmp -s "$STAGE/$f" "$DEST/$f"; then
+    mkdir -p "$(dirname "$DEST/$f")"
+    cp "$STAGE/$f" "$DEST/$f"
+  fi
+done
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/user-crate}"
 # A check of what the example computes, not of its speed: opt-level 1 and no debug info by
 # default (a fraction of opt-level 3's build time, and the same bits: Rust never fuses or
@@ -26,6 +40,10 @@ export EAGLE_PTX_TARGET_DIR="${EAGLE_PTX_TARGET_DIR:-$ROOT/target/eagle-build}"
 if [ -d "$ROOT/.venv" ] && [ -z "${VIRTUAL_ENV:-}" ]; then export VIRTUAL_ENV="$ROOT/.venv"; fi
 cd "$DEST"
 echo "user crate in $DEST (target: $CARGO_TARGET_DIR)"
+# The app's build script's output folder (where its build put the module), from cargo's
+# messages: the build is the run's, which then only runs the app.
+json="$(cargo build --release --message-format=json-render-diagnostics)"
+out_dir="$(echo "$json" | grep '"reason":"build-script-executed"' | grep 'vdp-app' |
+  sed -E 's/.*"out_dir":"([^"]*)".*/\1/')"
 cargo run --release
-ptx=$(find "$CARGO_TARGET_DIR/release/build" -path '*vdp-app*' -name 'vdp_kernels.ptx' -newer "$DEST/Cargo.toml" | head -1)
-echo "ptx: $ptx"
+echo "ptx: $out_dir/vdp_kernels.ptx"

@@ -7,7 +7,8 @@
 //! dependency; a kernel crate without `#![no_std]` fails to build with the lines to add; a
 //! ptxas installed after a first build is picked up by the next one.
 //!
-//! The first run compiles eagle's dependencies into target/user-crate (a minute or two).
+//! The first run compiles eagle's dependencies and the example into target/user-crate (a
+//! few minutes); the test command starts that build before its own (`scripts/test.sh`).
 
 use crate::common;
 
@@ -47,8 +48,9 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = user_build(Command::new(root().join("scripts/user-crate.sh")).arg(dir.path()))
+    // The script's own folder (target/user-crate-src): the test command builds the example
+    // there in the background while the workspace builds, so this run finds it built.
+    let out = user_build(&mut Command::new(root().join("scripts/user-crate.sh")))
         .env_remove("CARGO_MANIFEST_DIR")
         .output()
         .expect("could not run scripts/user-crate.sh");
@@ -115,7 +117,8 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     assert!(funcs.iter().any(|f| f.0 == "hawk_van_der_pol"));
 
     // A lean dependency: no CLI, plotting or JSON crates in the app's normal graph.
-    let tree = user_cargo(dir.path(), &["tree", "-e", "normal", "-p", "vdp-app"]);
+    let built = root().join("target/user-crate-src");
+    let tree = user_cargo(&built, &["tree", "-e", "normal", "-p", "vdp-app"]);
     let tree_log = text(&tree);
     assert!(tree.status.success(), "{tree_log}");
     assert!(
@@ -128,6 +131,17 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
             "{heavy} in:\n{tree_log}"
         );
     }
+
+    // The checks below change the example: in a copy of it (its sources; the builds share
+    // the target folder).
+    let dir = tempfile::tempdir().unwrap();
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(built.join("."))
+        .arg(dir.path())
+        .status()
+        .unwrap();
+    assert!(copied.success(), "could not copy {}", built.display());
 
     // A kernel crate without #![no_std]: a build error naming the lines to add.
     let lib = dir.path().join("kernels/src/lib.rs");

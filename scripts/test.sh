@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing (scripts/setup.sh), checks formatting, then
-# builds, lints and runs every test of the workspace in release mode (SIMD code is slow
-# unoptimized), and lints what the tests do not build. Each phase prints its wall time.
+# The test command: installs what is missing (scripts/setup.sh), checks formatting and
+# lints, then runs every test of the workspace in release mode (SIMD code is slow
+# unoptimized). Each phase prints its wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$SECONDS
@@ -25,34 +25,33 @@ cargo fmt --all -- --check
 # AVX2 and AVX-512 loops are checked in the `it` tests on kernels that differ in what
 # matters; `cargo bench` builds every loop), and MPI (dev-dependencies turn it on).
 FEATURES=eagle-cli/card,eagle-cli/portable-loops
-# The lints ride on the test build: clippy's driver, as the workspace's compiler wrapper,
-# lints each workspace crate (libraries, binaries, build scripts, tests) as it compiles it,
-# with warnings denied, so nothing is type-checked twice. Both test commands below use it
-# (cargo fingerprints it: the doctests reuse the same libraries). As command-line settings,
-# not variables, it stays out of the nested builds the tests run (the user's crate, trybuild).
-CLIPPY=(--config "build.rustc-workspace-wrapper=\"$(rustup which clippy-driver)\""
-  --config 'build.rustflags=["-Dwarnings"]')
+# The test build leaves out debug info and the release profile's local ThinLTO across
+# codegen units (a sixth of the `it` binary's build): neither changes a bit of what the
+# tests compute. The lint pass takes the same settings, so that the build scripts it
+# compiles and runs are the test build's.
+PROFILE=(--config profile.release.debug=false --config 'profile.release.lto="off"')
+# One lint pass over every target, with the test build's features (so the build scripts it
+# runs, eagle's GPU module above all, serve the test build too). It also runs the GPU builds
+# (eagle's module, then the test kernels', about 3.5 minutes of one core with ptxas) before
+# the test build, whose longest crate, the `it` binary, waits for them. (Clippy's driver as
+# the test build's compiler wrapper, linting as it builds, was tried: cargo then started the
+# GPU builds late, and the whole took 1086 s on a fresh clone against 960-odd this way.)
+cargo clippy --workspace --all-targets --release --features "$FEATURES" "${PROFILE[@]}" -- -D warnings
+# The libraries and the main job without them, and the NVTX ranges (feature `nvtx`), must
+# stay lint-clean too (checks of a few crates: cheap).
+cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
+cargo clippy -p eagle-runtime --release --features nvtx -- -D warnings
+phase lints
 # eagle-cli's card (every workload) is the costliest crate to build; only eagle-cli's own
 # tests use it, so it builds beside the `it` binary, not before it. Here it is built at
 # opt-level 1 (the tests check its results, which are the same bits at any opt-level: Rust
 # never reassociates or fuses floating point); `cargo card` builds it at the release
-# profile's opt-level 3. Examples and benches are not built here: their own targets,
+# profile's opt-level 3. Examples are linted above and not built here: their own targets,
 # without --doc (which cannot be mixed with target selection), then the doctests.
-# The test build also leaves out debug info and the release profile's local ThinLTO across
-# codegen units (a sixth of the `it` binary's build): neither changes a bit of what the
-# tests compute.
-TEST=(cargo test --workspace --release --features "$FEATURES" "${CLIPPY[@]}"
-  --config 'profile.release.package.eagle-cli.opt-level=1'
-  --config profile.release.debug=false --config 'profile.release.lto="off"')
+TEST=(cargo test --workspace --release --features "$FEATURES" "${PROFILE[@]}"
+  --config 'profile.release.package.eagle-cli.opt-level=1')
 "${TEST[@]}" --lib --bins --tests
-phase "build, lints and tests"
-# What the test build does not compile, linted in check mode: the examples and benches;
-# the libraries and the main job without the test features, and the NVTX ranges (feature
-# `nvtx`).
-cargo clippy --workspace --examples --benches --release --features "$FEATURES" -- -D warnings
-cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
-cargo clippy -p eagle-runtime --release --features nvtx -- -D warnings
-phase "lints of examples, benches and other features"
+phase tests
 "${TEST[@]}" --doc
 phase doctests
 wait $warm 2>/dev/null || echo "(the background user-crate build failed: see target/user-crate-warm.log)"

@@ -27,20 +27,20 @@ cargo fmt --all -- --check
 FEATURES=eagle-cli/card,eagle-cli/portable-loops
 # The test build leaves out debug info and the release profile's local ThinLTO across
 # codegen units (a sixth of the `it` binary's build): neither changes a bit of what the
-# tests compute. The lint pass takes the same settings, so that the build scripts it
-# compiles and runs are the test build's.
+# tests compute. The lint passes take the same settings, so that the build scripts they
+# compile and run are the test build's.
 PROFILE=(--config profile.release.debug=false --config 'profile.release.lto="off"')
 # One lint pass over every target, with the test build's features (so the build scripts it
 # runs, eagle's GPU module above all, serve the test build too). It also runs the GPU builds
 # (eagle's module, then the test kernels', about 3.5 minutes of one core with ptxas) before
 # the test build, whose longest crate, the `it` binary, waits for them. (Clippy's driver as
 # the test build's compiler wrapper, linting as it builds, was tried: cargo then started the
-# GPU builds late, and the whole took 1086 s on a fresh clone against 960-odd this way.)
+# GPU builds late, and the whole took 1086 s on a fresh clone against 1048 s this way.)
 cargo clippy --workspace --all-targets --release --features "$FEATURES" "${PROFILE[@]}" -- -D warnings
 # The libraries and the main job without them, and the NVTX ranges (feature `nvtx`), must
 # stay lint-clean too (checks of a few crates: cheap).
-cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
-cargo clippy -p eagle-runtime --release --features nvtx -- -D warnings
+cargo clippy -p eagle-shard -p eagle-cli --release "${PROFILE[@]}" -- -D warnings
+cargo clippy -p eagle-runtime --release --features nvtx "${PROFILE[@]}" -- -D warnings
 phase lints
 # eagle-cli's card (every workload) is the costliest crate to build; only eagle-cli's own
 # tests use it, so it builds beside the `it` binary, not before it. Here it is built at

@@ -27,6 +27,10 @@ cp "$ROOT/Cargo.lock" "$STAGE/Cargo.lock"
     cp "$STAGE/$f" "$DEST/$f"
   fi
 done
+# Files the example no longer has go too.
+(cd "$DEST" && find . -type f) | while IFS= read -r f; do
+  [ -e "$STAGE/$f" ] || rm -f "$DEST/$f"
+done
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/user-crate}"
 # A check of what the example computes, not of its speed: opt-level 1 and no debug info by
 # default (a fraction of opt-level 3's build time, and the same bits: Rust never fuses or

@@ -32,7 +32,7 @@ FEATURES=eagle-cli/card,eagle-cli/portable-loops
 PROFILE=(--config profile.release.debug=false --config 'profile.release.lto="off"')
 # One lint pass over every target, with the test build's features (so the build scripts it
 # runs, eagle's GPU module above all, serve the test build too). It also runs the GPU builds
-# (eagle's module, then the test kernels', about 3.5 minutes of one core with ptxas) before
+# (eagle's module, then the test kernels', about 3 minutes of one core with ptxas) before
 # the test build, whose longest crate, the `it` binary, waits for them. (Clippy's driver as
 # the test build's compiler wrapper, linting as it builds, was tried: cargo then started the
 # GPU builds late, and the whole took 1086 s on a fresh clone against 1048 s this way.)

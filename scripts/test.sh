@@ -1,22 +1,13 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing (scripts/setup.sh), checks formatting, then
-# builds, lints and runs every test of the workspace in release mode (SIMD code is slow
-# unoptimized), and lints what the tests do not build. Each phase prints its wall time.
-#
-# On 2 cores most of the time is compiling, so the work runs side by side where it can:
-#  - in the background from the start: the user-crate example's build (target/user-crate)
-#    and the check-mode lints of what the test build does not compile (target/lint);
-#  - the test build, which lints the workspace's crates as it compiles them;
-#  - the doctests, in the background while the test binaries run (cargo holds the build
-#    folder's lock only while it compiles).
-# A background job's log is printed, and its failure fails the command, at the end.
+# The test command: installs what is missing (scripts/setup.sh), checks formatting and
+# lints, then runs every test of the workspace in release mode (SIMD code is slow
+# unoptimized). Each phase prints its wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$SECONDS
 phase() { echo "== $1: $((SECONDS - t0)) s so far"; }
 scripts/setup.sh
 phase setup
-mkdir -p target
 # Background jobs, with their children (cargo, rustc), are stopped if the command exits early.
 jobs_to_stop=()
 stop_tree() {
@@ -28,7 +19,28 @@ stop_tree() {
   done
 }
 trap 'stop_tree "${jobs_to_stop[@]}"' EXIT
-
+# The user-crate test (tests/it/user_crate.rs) builds examples/user-crate, with eagle and
+# its dependencies, into target/user-crate, from the script's folder target/user-crate-src.
+# That build runs in the background, so the test later finds the example built and runs it.
+# It starts once the lint pass below has built the GPU modules (eagle's and the test
+# kernels'): the example's GPU builds share their nested target folder (target/eagle-build,
+# one build at a time), and when the example came first, the modules that the workspace's
+# build waits for came a minute later. Its outcome does not count (the test checks
+# everything); its log is target/user-crate-warm.log.
+mkdir -p target
+modules_built() {
+  compgen -G 'target/release/build/eagle/*/out/hawk.ptxas.log' >/dev/null &&
+    compgen -G 'target/release/build/eagle-test-support/*/out/ptxas.log' >/dev/null
+}
+warm_user_crate() {
+  # (At most 15 minutes: should cargo's folder layout change, the build still runs.)
+  for _ in $(seq 180); do modules_built && break; sleep 5; done
+  scripts/user-crate.sh
+}
+warm_user_crate >target/user-crate-warm.log 2>&1 &
+warm=$!
+jobs_to_stop+=("$warm")
+cargo fmt --all -- --check
 # The test build's features: the card (eagle-cli's `card`: its module, binary, bench and
 # tests) with its workloads' portable host loops alone (`portable-loops`: a third of the
 # card's build; the tests check the rows' bits, which every loop gives alike, while the
@@ -37,69 +49,42 @@ trap 'stop_tree "${jobs_to_stop[@]}"' EXIT
 FEATURES=eagle-cli/card,eagle-cli/portable-loops
 # The test build leaves out debug info and the release profile's local ThinLTO across
 # codegen units (a sixth of the `it` binary's build): neither changes a bit of what the
-# tests compute.
+# tests compute. The lint passes take the same settings, so that the build scripts they
+# compile and run are the test build's.
 PROFILE=(--config profile.release.debug=false --config 'profile.release.lto="off"')
-
-# The user-crate test (tests/it/user_crate.rs) builds examples/user-crate, with eagle and
-# its dependencies, into target/user-crate, from the script's folder target/user-crate-src.
-# That build runs now, in the background, so the test later finds the example built and
-# runs it. Its outcome does not count (the test checks everything); its log is
-# target/user-crate-warm.log.
-scripts/user-crate.sh >target/user-crate-warm.log 2>&1 &
-warm=$!
-jobs_to_stop+=("$warm")
-
-# What the test build does not compile, linted in check mode in a target folder of its own
-# (so it never waits for the test build's lock): the examples and benches; the libraries
-# and the main job without the test features; the NVTX ranges (feature `nvtx`). A check
-# needs no GPU module (EAGLE_SKIP_PTX=1: the module is empty, the code the same).
-lint_others() {
-  export CARGO_TARGET_DIR=target/lint EAGLE_SKIP_PTX=1
-  cargo clippy --workspace --examples --benches --release --features "$FEATURES" -- -D warnings
-  cargo clippy -p eagle-shard -p eagle-cli --release -- -D warnings
-  cargo clippy -p eagle-runtime --release --features nvtx -- -D warnings
-}
-lint_others >target/lint-others.log 2>&1 &
-lints=$!
-jobs_to_stop+=("$lints")
-
-cargo fmt --all -- --check
-
-# The lints ride on the test build: clippy's driver, as the workspace's compiler wrapper,
-# lints each workspace crate (libraries, binaries, build scripts, tests) as it compiles it,
-# with warnings denied, so nothing is type-checked twice. As command-line settings, not
-# variables, they stay out of the nested builds the tests run (the user's crate, trybuild)
-# and the GPU builds (eagle-build also clears wrappers and flags for those).
-CLIPPY=(--config "build.rustc-workspace-wrapper=\"$(rustup which clippy-driver)\""
-  --config 'build.rustflags=["-Dwarnings"]')
-# eagle-cli's card (every workload) is the costliest crate to build after the `it` binary;
-# it is built at opt-level 1 (the tests check its results, which are the same bits at any
-# opt-level: Rust never reassociates or fuses floating point); `cargo card` builds it at
-# the release profile's opt-level 3. Examples and benches are linted above, not built.
-TEST=(cargo test --workspace --release --features "$FEATURES" "${PROFILE[@]}" "${CLIPPY[@]}"
+# One lint pass over every target, with the test build's features (so the build scripts it
+# runs, eagle's GPU module above all, serve the test build too). It also runs the GPU builds
+# (eagle's module, then the test kernels', about 3 minutes of one core with ptxas) before
+# the test build, whose longest crate, the `it` binary, waits for them. (Clippy's driver as
+# the test build's compiler wrapper, linting as it builds, was tried: cargo then started the
+# GPU builds late, and the whole took 1086 s on a fresh clone against 1048 s this way.)
+cargo clippy --workspace --all-targets --release --features "$FEATURES" "${PROFILE[@]}" -- -D warnings
+# The libraries and the main job without them, and the NVTX ranges (feature `nvtx`), must
+# stay lint-clean too (checks of a few crates: cheap).
+cargo clippy -p eagle-shard -p eagle-cli --release "${PROFILE[@]}" -- -D warnings
+cargo clippy -p eagle-runtime --release --features nvtx "${PROFILE[@]}" -- -D warnings
+phase lints
+# eagle-cli's card (every workload) is the costliest crate to build; only eagle-cli's own
+# tests use it, so it builds beside the `it` binary, not before it. Here it is built at
+# opt-level 1 (the tests check its results, which are the same bits at any opt-level: Rust
+# never reassociates or fuses floating point); `cargo card` builds it at the release
+# profile's opt-level 3. Examples are linted above and not built here: their own targets,
+# without --doc (which cannot be mixed with target selection), then the doctests.
+TEST=(cargo test --workspace --release --features "$FEATURES" "${PROFILE[@]}"
   --config 'profile.release.package.eagle-cli.opt-level=1')
 "${TEST[@]}" --lib --bins --tests --no-run
-phase "test build and its lints"
-
-# The doctests (rustdoc compiles them on one core) beside the test binaries' runs.
+phase "test build"
+# The doctests (rustdoc compiles them on one core, about a minute) in the background while
+# the test binaries run: cargo holds the build folder's lock only while it compiles.
 "${TEST[@]}" --doc >target/doctests.log 2>&1 &
 docs=$!
 jobs_to_stop+=("$docs")
 "${TEST[@]}" --lib --bins --tests
 phase tests
-
-# The background jobs: each one's log, then its outcome.
-finish() { # finish NAME PID LOG
-  local rc=0
-  wait "$2" || rc=$?
-  echo "== $1 (log: $3)"
-  cat "$3"
-  if [ "$rc" -ne 0 ]; then
-    echo "$1 failed (exit $rc)"
-    exit "$rc"
-  fi
-  phase "$1"
-}
-finish doctests "$docs" target/doctests.log
-finish "lints of examples, benches and other features" "$lints" target/lint-others.log
+rc=0
+wait "$docs" || rc=$?
+echo "== doctests (log: target/doctests.log)"
+cat target/doctests.log
+[ "$rc" -eq 0 ] || { echo "the doctests failed (exit $rc)"; exit "$rc"; }
+phase doctests
 wait "$warm" 2>/dev/null || echo "(the background user-crate build failed: see target/user-crate-warm.log)"

@@ -8,6 +8,15 @@ t0=$SECONDS
 phase() { echo "== $1: $((SECONDS - t0)) s so far"; }
 scripts/setup.sh
 phase setup
+# The user-crate test (tests/it/user_crate.rs) builds examples/user-crate, with eagle and
+# its dependencies, into target/user-crate, from the script's folder target/user-crate-src.
+# Most of the workspace's build is one crate at a time (eagle-cli's card above all), which
+# leaves a core idle: that build runs there now, in the background, so the test later finds
+# the example built and runs it. Its outcome does not count (the test checks everything);
+# its log is target/user-crate-warm.log.
+# (Measured: held back until the lint pass had built the GPU modules, this build competed
+# with the `it` binary's instead, and the test build took 713 s, not 472 s.)
+mkdir -p target
 # Background jobs, with their children (cargo, rustc), are stopped if the command exits early.
 jobs_to_stop=()
 stop_tree() {
@@ -19,25 +28,7 @@ stop_tree() {
   done
 }
 trap 'stop_tree "${jobs_to_stop[@]}"' EXIT
-# The user-crate test (tests/it/user_crate.rs) builds examples/user-crate, with eagle and
-# its dependencies, into target/user-crate, from the script's folder target/user-crate-src.
-# That build runs in the background, so the test later finds the example built and runs it.
-# It starts once the lint pass below has built the GPU modules (eagle's and the test
-# kernels'): the example's GPU builds share their nested target folder (target/eagle-build,
-# one build at a time), and when the example came first, the modules that the workspace's
-# build waits for came a minute later. Its outcome does not count (the test checks
-# everything); its log is target/user-crate-warm.log.
-mkdir -p target
-modules_built() {
-  compgen -G 'target/release/build/eagle/*/out/hawk.ptxas.log' >/dev/null &&
-    compgen -G 'target/release/build/eagle-test-support/*/out/ptxas.log' >/dev/null
-}
-warm_user_crate() {
-  # (At most 15 minutes: should cargo's folder layout change, the build still runs.)
-  for _ in $(seq 180); do modules_built && break; sleep 5; done
-  scripts/user-crate.sh
-}
-warm_user_crate >target/user-crate-warm.log 2>&1 &
+scripts/user-crate.sh >target/user-crate-warm.log 2>&1 &
 warm=$!
 jobs_to_stop+=("$warm")
 cargo fmt --all -- --check
@@ -74,8 +65,9 @@ TEST=(cargo test --workspace --release --features "$FEATURES" "${PROFILE[@]}"
   --config 'profile.release.package.eagle-cli.opt-level=1')
 "${TEST[@]}" --lib --bins --tests --no-run
 phase "test build"
-# The doctests (rustdoc compiles them on one core, about a minute) in the background while
-# the test binaries run: cargo holds the build folder's lock only while it compiles.
+# The doctests in the background while the test binaries run: rustdoc compiles eagle's on
+# one core (about a minute), and cargo holds the build folder's lock only while it compiles.
+# Their log is printed after the test binaries' output.
 "${TEST[@]}" --doc >target/doctests.log 2>&1 &
 docs=$!
 jobs_to_stop+=("$docs")

@@ -117,7 +117,13 @@ fn a_user_crate_outside_the_workspace_builds_its_module_and_runs_on_every_team()
     assert!(funcs.iter().any(|f| f.0 == "hawk_van_der_pol"));
 
     // A lean dependency: no CLI, plotting or JSON crates in the app's normal graph.
-    let built = root().join("target/user-crate-src");
+    // The folder the script built in, as it says (`user crate in <folder> (target: ...)`).
+    let built = log
+        .lines()
+        .find_map(|l| l.strip_prefix("user crate in "))
+        .and_then(|l| l.split(" (target: ").next())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no `user crate in` line in:\n{log}"));
     let tree = user_cargo(&built, &["tree", "-e", "normal", "-p", "vdp-app"]);
     let tree_log = text(&tree);
     assert!(tree.status.success(), "{tree_log}");

@@ -233,6 +233,30 @@ pub trait Kernel: Copy + Send + Sync + Default + 'static {
         let _ = next_save;
         Self::step_or_fail(ins, params, muts, terminated, failed)
     }
+    /// The kernel's host chunk loops, one per instruction set and lane width (host builds
+    /// only; the host team's plumbing). `#[kernel]` keeps them in a `static` of the
+    /// kernel's own crate, so they are compiled there, once, and every crate that runs the
+    /// kernel links them. This default, for wrappers such as [`PortableLoops`], is
+    /// compiled in whichever crate runs the kernel.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[doc(hidden)]
+    fn host_loops() -> &'static crate::host::LoopTable<Self::Real>
+    where
+        Self::Real: crate::host::LaneTypes,
+    {
+        &const { crate::host::LoopTable::of::<Self>() }
+    }
+    /// The kernel's portable host loops alone, as [`PortableLoops`] runs them (host builds
+    /// only; plumbing). `#[kernel]` keeps them in a `static` too, beside
+    /// [`Kernel::host_loops`], whose portable loops they are.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[doc(hidden)]
+    fn portable_host_loops() -> &'static crate::host::LoopTable<Self::Real>
+    where
+        Self::Real: crate::host::LaneTypes,
+    {
+        &const { crate::host::LoopTable::portable_of::<Self>() }
+    }
     /// Number of values of `role` (an array plane or a table counts its length): the
     /// length of the role's array in [`Kernel::step`].
     fn count(role: Role) -> usize {
@@ -271,6 +295,22 @@ impl<K: Kernel> Kernel for PortableLoops<K> {
     const FAILS: bool = K::FAILS;
     const TIME: Option<&'static str> = K::TIME;
     const NEXT_SAVE: bool = K::NEXT_SAVE;
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn host_loops() -> &'static crate::host::LoopTable<Self::Real>
+    where
+        Self::Real: crate::host::LaneTypes,
+    {
+        K::portable_host_loops()
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn portable_host_loops() -> &'static crate::host::LoopTable<Self::Real>
+    where
+        Self::Real: crate::host::LaneTypes,
+    {
+        K::portable_host_loops()
+    }
 
     #[inline(always)]
     fn step<L: Lane<Elem = Self::Real>>(

@@ -55,6 +55,10 @@ pub mod builtin;
 pub mod device;
 pub mod dual;
 mod fused;
+// The host team's chunk loops, compiled with each kernel: plumbing, like `advance`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub mod host;
 pub mod kernel;
 pub mod lane;
 pub mod linalg;

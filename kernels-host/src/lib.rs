@@ -19,7 +19,8 @@ pub mod tune;
 pub mod workbuf;
 mod workset;
 
-pub use dispatch::{HostReal, Isa, portable_width};
+pub use dispatch::{HostReal, Isa};
+pub use hawk::host::{LANE_WIDTHS, LaunchStats, portable_width};
 pub use tune::{LaunchPlan, ProbeTiming, Shape, ShapeChoice, ShapeSource, TuneKey, Tuner};
 pub use workbuf::{AllocError, WorkBuf};
 pub use workset::WorkSet;
@@ -64,34 +65,6 @@ const TASKS_PER_THREAD: usize = 4;
 pub fn chunk_size(len: usize, threads: usize, lanes: usize) -> usize {
     let even = len.div_ceil(threads.max(1) * TASKS_PER_THREAD);
     even.clamp(1, CHUNK).next_multiple_of(lanes.max(1))
-}
-
-/// Lane widths the host team can run, in samples per SIMD group.
-pub const LANE_WIDTHS: [usize; 8] = [1, 2, 4, 8, 12, 16, 32, 64];
-
-/// What one launch did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LaunchStats {
-    /// Slots still active after the launch.
-    pub active: usize,
-    /// Slots whose state was loaded and stored (lane groups that were not all finished,
-    /// finished lanes of such groups included): what the launch's bytes are issued for.
-    pub loaded: usize,
-    /// Sample steps issued: each lane group's steps times its width (finished lanes of
-    /// running groups included), the scalar tail's steps one each.
-    pub lane_steps: u64,
-}
-
-impl std::ops::Add for LaunchStats {
-    type Output = Self;
-    /// Both counts added.
-    fn add(self, o: Self) -> Self {
-        LaunchStats {
-            active: self.active + o.active,
-            loaded: self.loaded + o.loaded,
-            lane_steps: self.lane_steps + o.lane_steps,
-        }
-    }
 }
 
 /// How a host team is set up. `Default` picks everything from the machine.
@@ -268,7 +241,7 @@ impl HostTeam {
             return LaunchPlan::Run(ShapeChoice {
                 shape: Shape {
                     isa: Isa::Portable,
-                    lanes: dispatch::portable_width(wanted),
+                    lanes: portable_width(wanted),
                 },
                 source: ShapeSource::Kernel,
             });
@@ -372,6 +345,7 @@ impl HostTeam {
         let lanes = shape.lanes;
         let run = dispatch::chunk_fn::<K>(shape.isa, lanes);
         let ptrs = work.ptrs(save, k);
+        let view = ptrs.view();
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), lanes);
         let body = || {
@@ -383,7 +357,7 @@ impl HostTeam {
                     // have its length (`WorkSet::new`); the ISA was checked above; `ptrs`
                     // checked that `save` covers the work set's samples (distinct, one per
                     // slot) and `k` steps.
-                    unsafe { run(&ptrs, lo, hi, k) }
+                    unsafe { run(&view, lo, hi, k) }
                 })
                 .reduce(LaunchStats::default, std::ops::Add::add)
         };
@@ -425,6 +399,7 @@ impl HostTeam {
         // Chunks a multiple of every width (the candidates' widths divide the largest).
         let widest = shapes.iter().map(|s| s.lanes).fold(1, lcm);
         let ptrs = work.ptrs(save, k);
+        let view = ptrs.view();
         let len = work.len();
         let chunk = chunk_size(len, self.threads(), widest);
         let ticket = std::sync::atomic::AtomicUsize::new(0);
@@ -436,7 +411,7 @@ impl HostTeam {
                     let s = ticket.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % runs.len();
                     let t0 = std::time::Instant::now();
                     // SAFETY: as in `launch_shape`; every shape's ISA was checked above.
-                    let st = unsafe { runs[s](&ptrs, lo, hi, k) };
+                    let st = unsafe { runs[s](&view, lo, hi, k) };
                     let timing = ProbeTiming {
                         shape: shapes[s],
                         secs: t0.elapsed().as_secs_f64(),

@@ -5,6 +5,7 @@ use crate::HostReal;
 use crate::buffers::Buffers;
 use crate::workbuf::WorkBuf;
 use hawk::Real;
+use hawk::host::ChunkPtrs;
 use hawk::save::{SaveTarget, SlotIds};
 use std::borrow::Cow;
 
@@ -40,12 +41,19 @@ pub(crate) struct Ptrs<R> {
     pub ids: SlotIds,
 }
 
-// SAFETY: the pointers address the work set's planes, borrowed mutably for the launch; a
-// launch hands disjoint index ranges to different threads, so no element is written by
-// two threads or read by one while another writes it.
-unsafe impl<R: Send> Send for Ptrs<R> {}
-// SAFETY: as for `Send`: the threads sharing the views touch disjoint index ranges.
-unsafe impl<R: Sync> Sync for Ptrs<R> {}
+impl<R: Copy> Ptrs<R> {
+    /// The views as the chunk loops take them.
+    pub fn view(&self) -> ChunkPtrs<'_, R> {
+        ChunkPtrs {
+            ins: &self.ins,
+            params: &self.params,
+            muts: &self.muts,
+            terminated: self.terminated,
+            save: self.save,
+            ids: self.ids,
+        }
+    }
+}
 
 /// Copies `src` into a new vector in slot order `order`.
 fn gather<T: Copy>(src: &[T], order: &[usize]) -> Vec<T> {

@@ -201,6 +201,25 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
         .settings
         .portable_loops
         .then(|| quote!(const HOST_LOOPS: #hawk::HostLoops = #hawk::HostLoops::Portable;));
+    // The host loops' tables as statics of this crate (host builds only): compiled here,
+    // once, and linked by every crate that runs the kernel. The portable table holds the
+    // same loops as the full one's portable row: it costs nothing more.
+    let loop_tables = (!k.settings.loops_where_used).then(|| {
+        quote! {
+            #[cfg(not(target_arch = "nvptx64"))]
+            fn host_loops() -> &'static #hawk::host::LoopTable<#real> {
+                static LOOPS: #hawk::host::LoopTable<#real> = #hawk::host::LoopTable::of::<#kty>();
+                &LOOPS
+            }
+
+            #[cfg(not(target_arch = "nvptx64"))]
+            fn portable_host_loops() -> &'static #hawk::host::LoopTable<#real> {
+                static LOOPS: #hawk::host::LoopTable<#real> =
+                    #hawk::host::LoopTable::portable_of::<#kty>();
+                &LOOPS
+            }
+        }
+    });
     quote! {
         impl #hawk::Kernel for #kty {
             type Real = #real;
@@ -220,6 +239,8 @@ fn kernel_impl(k: &KernelDef, names: &Names) -> TokenStream {
             #time
             #host_loops
             #step_fns
+
+            #loop_tables
         }
 
         /// The kernel's identity in the GPU module, where deploy reads it.

@@ -42,7 +42,10 @@ use proc_macro2::TokenStream as TokenStream2;
 /// single-value planes that must hold whole numbers keying random numbers
 /// (`Kernel::COUNTERS`, `hawk::random::Stream`), `host_loops = "portable"` to compile
 /// the host team's portable loops only (a test's or an example's kernel: a third of the
-/// build; `Kernel::HOST_LOOPS`), `contract` to fuse the body's multiply-adds (`a * b + c`,
+/// build; `Kernel::HOST_LOOPS`), `host_code = "where_used"` to leave the host loops to
+/// each crate that runs the kernel instead of compiling them once in the kernel's own
+/// crate (the default, `"here"`; for a crate of many kernels of which a program runs a
+/// few, like hawk's built-ins; `Kernel::host_loops`), `contract` to fuse the body's multiply-adds (`a * b + c`,
 /// `c - a * b`, `x += a * b`, ..: one rounding instead of two, the same bits on every team;
 /// the rules are `#[contract]`'s), and `crate = eagle::hawk` (default `::hawk`) for where
 /// the generated code finds `hawk`, in a crate that depends on `eagle` only:

@@ -78,6 +78,9 @@ pub struct Settings {
     pub counters: Vec<Ident>,
     /// `host_loops = "portable"`: the host build compiles the portable loops only.
     pub portable_loops: bool,
+    /// `host_code = "where_used"`: no table of host loops in the kernel's crate; each crate
+    /// that runs the kernel compiles the loops it uses (`Kernel::host_loops`' default).
+    pub loops_where_used: bool,
     /// `contract`: multiply-adds in the body become fused ones (see `contract`).
     pub contract: bool,
 }
@@ -198,6 +201,7 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
         positive: Vec::new(),
         counters: Vec::new(),
         portable_loops: false,
+        loops_where_used: false,
         contract: false,
     };
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr)?;
@@ -270,11 +274,22 @@ pub fn parse_settings(attr: TokenStream) -> syn::Result<Settings> {
             ("host_loops", Lit::Str(h)) if h.value() == "every" || h.value() == "portable" => {
                 s.portable_loops = h.value() == "portable";
             }
+            ("host_code", Lit::Str(h)) if h.value() == "here" || h.value() == "where_used" => {
+                s.loops_where_used = h.value() == "where_used";
+            }
+            ("host_code", l) => {
+                return Err(syn::Error::new(
+                    l.span(),
+                    "`host_code` is \"here\" (the default: the host loops are compiled once, \
+                     in this crate) or \"where_used\" (in each crate that runs the kernel)",
+                ));
+            }
             (_, l) => {
                 return Err(syn::Error::new(
                     l.span(),
                     "unknown setting: write `steps = \"auto\"`, `steps = 64`, `real = \"f32\"`, \
-                     `host_loops = \"portable\"`, `contract` or `crate = eagle::hawk`",
+                     `host_loops = \"portable\"`, `host_code = \"where_used\"`, `contract` or \
+                     `crate = eagle::hawk`",
                 ));
             }
         }

@@ -10,7 +10,7 @@ use crate::prelude::*;
 macro_rules! family {
     ($f64:ident, $f32:ident, |$x:ident, $s:ident| $body:expr) => {
         /// One step: the family's functions of `x`, summed into `y`; then done.
-        #[kernel(steps = "auto")]
+        #[kernel(host_code = "where_used", steps = "auto")]
         pub fn $f64($x: Scalar, terminated: &mut Terminated, y: &mut Scalar) {
             let $s = |v: f64| Scalar::splat(Real::from_f64(v));
             *y = $body;
@@ -18,7 +18,7 @@ macro_rules! family {
         }
 
         /// The `f32` twin.
-        #[kernel(steps = "auto", real = "f32")]
+        #[kernel(host_code = "where_used", steps = "auto", real = "f32")]
         pub fn $f32($x: Scalar, terminated: &mut Terminated, y: &mut Scalar) {
             let $s = |v: f64| Scalar::splat(Real::from_f64(v));
             *y = $body;

@@ -17,7 +17,7 @@ pub fn kepler_rhs<L: Lane>(_t: L, u: &[L; 4]) -> [L; 4] {
 /// One attempted adaptive step of a Kepler orbit (position `qx, qy`, momentum `px, py`)
 /// until the sample's own `t_end`; a sample whose step size collapses is flagged `failed`.
 /// Steps land exactly on save times.
-#[kernel(steps = "auto", time = t)]
+#[kernel(host_code = "where_used", steps = "auto", time = t)]
 pub fn kepler_rk78(
     t_end: Scalar,
     rtol: Param,

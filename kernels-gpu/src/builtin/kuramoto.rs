@@ -10,7 +10,7 @@ pub const KURAMOTO_N: usize = 32;
 
 /// Kuramoto (32 phases) with RK4: planes `coupling` (per sample), `omega` (a table of 32),
 /// `dt`, `t_end`, `theta`, `t`.
-#[problem(method = "rk4")]
+#[problem(host_code = "where_used", method = "rk4")]
 pub fn kuramoto_rk4(
     _t: Scalar,
     theta: &[Scalar; KURAMOTO_N],

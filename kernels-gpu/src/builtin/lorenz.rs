@@ -43,7 +43,7 @@ macro_rules! lorenz_rk4 {
         /// the combination fused. The `_contracted` kernels are `#[kernel(contract)]` and
         /// call [`lorenz_rhs_contracted`]: one fused multiply-add more per evaluation, the
         /// same FLOPs.
-        #[kernel(steps = "auto", real = $real, time = t $(, $setting)?)]
+        #[kernel(host_code = "where_used", steps = "auto", real = $real, time = t $(, $setting)?)]
         pub fn $name(
             rho: Scalar,
             sigma: Param,
@@ -86,7 +86,7 @@ macro_rules! lorenz_rk78 {
         /// Lorenz with adaptive Fehlberg 7(8) (order-8 solution propagated): one attempted
         /// step per kernel step, per-sample `h`, accepted and rejected counts; a sample whose
         /// step size collapses is flagged `failed`. Steps land exactly on save times.
-        #[kernel(steps = "auto", real = $real, time = t)]
+        #[kernel(host_code = "where_used", steps = "auto", real = $real, time = t)]
         pub fn $name(
             rho: Scalar,
             sigma: Param,

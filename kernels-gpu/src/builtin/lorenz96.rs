@@ -28,7 +28,7 @@ macro_rules! lorenz96_rk4 {
     ($name:ident, $real:literal) => {
         /// Lorenz-96 (40 sites) with classic RK4 at a fixed `dt`, until `t >= t_end - dt/2`
         /// (exactly `round(t_end / dt)` steps).
-        #[kernel(steps = "auto", real = $real, time = t)]
+        #[kernel(host_code = "where_used", steps = "auto", real = $real, time = t)]
         pub fn $name(
             forcing: Scalar,
             dt: Param,
@@ -50,7 +50,7 @@ lorenz96_rk4!(lorenz96_rk4_f32, "f32");
 /// Lorenz-96 (40 sites) with adaptive Tsitouras 5(4), as a problem: the right-hand side
 /// [`lorenz96_rhs`] and the method; planes `forcing`, `t_end`, `rtol`, `atol`, `u`, `t`,
 /// `h`, `accepted`, `rejected`.
-#[problem(method = "tsit5")]
+#[problem(host_code = "where_used", method = "tsit5")]
 pub fn lorenz96_tsit5(
     t: Scalar,
     u: &[Scalar; LORENZ96_N],

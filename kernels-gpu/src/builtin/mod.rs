@@ -2,6 +2,11 @@
 //! Lorenz-96, Kuramoto, a neural ODE, Kepler, the driven pendulum, geometric Brownian
 //! motion and Ornstein-Uhlenbeck), and kernels that call every elementary function (for the
 //! PTX and device tests).
+//!
+//! The oscillators' host loops are compiled here, once (the main job, the guide and most
+//! tests run them). The others are `host_code = "where_used"`: a program runs a few of
+//! them, and their tables of every loop, compiled here, were about 1,000 CPU-seconds of
+//! hawk's build, so each crate that runs one compiles the loops it uses.
 
 pub mod elementary;
 pub mod kepler;

@@ -15,7 +15,7 @@ pub const NEURAL_ODE_WEIGHTS: usize =
 
 /// The 4-32-4 tanh network with RK4: planes `w` (the table), `dt`, `t_end`, `y`, `t`.
 /// Sums run in index order, one multiply and one add each (no fused multiply-add).
-#[problem(method = "rk4")]
+#[problem(host_code = "where_used", method = "rk4")]
 pub fn neural_ode_rk4(
     _t: Scalar,
     y: &[Scalar; NEURAL_ODE_N],

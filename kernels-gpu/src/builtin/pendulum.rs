@@ -38,7 +38,7 @@ macro_rules! pendulum_rk4 {
     ($name:ident, $real:literal) => {
         /// The driven damped pendulum with classic RK4 at a fixed `dt`, until
         /// `t >= t_end - dt/2` (so exactly `round(t_end / dt)` steps).
-        #[kernel(steps = "auto", real = $real, time = t)]
+        #[kernel(host_code = "where_used", steps = "auto", real = $real, time = t)]
         pub fn $name(
             amp: Scalar,
             omega: Scalar,

@@ -7,7 +7,7 @@ use crate::prelude::*;
 
 /// Geometric Brownian motion `dS = mu S dt + sigma S dW`, Euler-Maruyama at a fixed `dt`
 /// (until `t >= t_end - dt/2`).
-#[problem(method = "euler_maruyama", diffusion = gbm_vol)]
+#[problem(host_code = "where_used", method = "euler_maruyama", diffusion = gbm_vol)]
 pub fn gbm_em(_t: Scalar, s: &[Scalar; 1], mu: Param, sigma: Param) -> [Scalar; 1] {
     let _ = sigma;
     [mu * s[0]]
@@ -21,7 +21,7 @@ pub fn gbm_vol(_t: Scalar, s: &[Scalar; 1], _mu: Param, sigma: Param) -> [Scalar
 
 /// Ornstein-Uhlenbeck `dx = theta (mean - x) dt + sigma dW`, each sample its own `theta`,
 /// Rößler's SRA1 at a fixed `dt`.
-#[problem(method = "sra1", diffusion = ou_vol)]
+#[problem(host_code = "where_used", method = "sra1", diffusion = ou_vol)]
 pub fn ou_sra1(
     _t: Scalar,
     x: &[Scalar; 1],

@@ -197,7 +197,8 @@ fn saving_at_times_needs_a_time_plane() {
     let x = vec![0.5; n];
     let mut y = vec![0.0; n];
     let planes = eagle::PlaneSet::new().input("x", &x).mutable("y", &mut y);
-    let deployed = eagle::deploy(MathExpLog, host(1)).unwrap();
+    // Its portable host loops: a refusal before any launch, whatever the loops.
+    let deployed = eagle::deploy(eagle::hawk::PortableLoops(MathExpLog), host(1)).unwrap();
     let o = Options::new(9).save(SaveAt::times(&[1.0]));
     let err = eagle::until_done(&deployed, o, planes).err().unwrap();
     assert!(err.to_string().contains("#[kernel(time = t)]"), "{err}");

@@ -7,7 +7,11 @@
 //! Host speed does not matter here: a kernel has every host loop (what `lanes: auto`
 //! tunes) only where a test runs it at every lane width of the instruction set (`wobble`,
 //! `ball`, `gbm_em`, `robertson`); the others have the portable loops alone (`host_loops =
-//! "portable"`, a third of the build time; the same bits).
+//! "portable"`, a third of the build time; the same bits). A kernel's host loops are
+//! compiled here, in this crate, whether a test runs them or not; the kernels only the
+//! GPU tests use (the Lorenz-96 rings, the watched Kepler orbits and HIRES, for their
+//! registers) are `host_code = "where_used"`: no host loops at all, since no test runs
+//! them on the host.
 
 use hawk::prelude::*;
 
@@ -46,7 +50,7 @@ pub fn ring_rhs<L: Lane, const N: usize>(forcing: L, u: &[L; N]) -> [L; N] {
 macro_rules! rings {
     ($($name:ident: $method:literal, $real:literal, $n:literal;)*) => {$(
         #[doc = concat!("Lorenz-96 on ", stringify!($n), " sites, ", $method, ", ", $real, ".")]
-        #[problem(method = $method, real = $real)]
+        #[problem(method = $method, real = $real, host_code = "where_used")]
         pub fn $name(t: Scalar, u: &[Scalar; $n], forcing: Scalar) -> [Scalar; $n] {
             let _ = t;
             ring_rhs(forcing, u)
@@ -158,14 +162,14 @@ pub fn radial_velocity(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
 }
 
 /// The Kepler orbit without events, the baseline of the cost of checking events.
-#[problem(method = "rk4")]
+#[problem(host_code = "where_used", method = "rk4")]
 pub fn kepler_plain(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
     kepler_rhs(s)
 }
 
 /// The Kepler orbit with an event that never fires (the radius falling through zero is
 /// never crossed: `r` stays positive), counted: what checking events costs.
-#[problem(method = "rk4", event(when = inside_origin, direction = "falling", then = "count"))]
+#[problem(host_code = "where_used", method = "rk4", event(when = inside_origin, direction = "falling", then = "count"))]
 pub fn kepler_watched(_t: Scalar, s: &[Scalar; 4]) -> [Scalar; 4] {
     kepler_rhs(s)
 }
@@ -178,7 +182,7 @@ pub fn inside_origin(_t: Scalar, s: &[Scalar; 4]) -> Scalar {
 
 /// [`kepler_watched`] in `f32`: the event-carrying entries must fit a GPU thread in both
 /// element types (tests/it/register_table.rs).
-#[problem(
+#[problem(host_code = "where_used", 
     method = "rk4",
     real = "f32",
     event(when = inside_origin_f32, direction = "falling", then = "count")
@@ -297,14 +301,19 @@ pub fn robertson_f32(
 /// (`register_table::stiff_entries_fit_a_thread`). On the host, the tests run the built-in
 /// `HiresRodas5p` (the same right-hand side, `hawk::models::hires`) with its portable loops.
 #[cfg(target_arch = "nvptx64")]
-#[problem(method = "rodas5p", host_loops = "portable")]
+#[problem(host_code = "where_used", method = "rodas5p", host_loops = "portable")]
 pub fn hires(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
     hawk::models::hires(y, p)
 }
 
 /// [`hires`] in `f32` (GPU only).
 #[cfg(target_arch = "nvptx64")]
-#[problem(method = "rodas5p", real = "f32", host_loops = "portable")]
+#[problem(
+    host_code = "where_used",
+    method = "rodas5p",
+    real = "f32",
+    host_loops = "portable"
+)]
 pub fn hires_f32(_t: Scalar, y: &[Scalar; 8], p: Scalar) -> [Scalar; 8] {
     hawk::models::hires(y, p)
 }

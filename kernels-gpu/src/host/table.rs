@@ -132,56 +132,50 @@ impl<R: LaneTypes> LoopTable<R> {
         if matches!(K::HOST_LOOPS, HostLoops::Portable) {
             return Self::portable_of::<K>();
         }
-        let mut loops = [[None; LANE_WIDTHS.len()]; ISAS];
-        let portable = Self::portable_loops::<K>();
+        let p = Self::portable_loops::<K>();
+        // Rows by instruction set; columns by LANE_WIDTHS: 1, 2, 4, 8, 12, 16, 32, 64 lanes.
         #[cfg(target_arch = "x86_64")]
-        {
-            // Indices into LANE_WIDTHS: 1, 2, 4, 8, 12, 16, 32, 64 lanes.
-            loops[0] = [
-                portable[0],
-                portable[1],
-                portable[2],
-                portable[3],
-                None,
-                None,
-                None,
-                None,
-            ];
+        let loops = {
             let (avx2_4, avx2_12) = (shape!(avx2, K, R::X4), shape!(avx2, K, R::X12));
-            loops[1] = [
-                portable[0],
-                portable[1],
-                avx2_4,
-                shape!(avx2, K, R::X8),
-                avx2_12,
-                shape!(avx2, K, R::X16),
-                shape!(avx2, K, R::X32),
-                None,
-            ];
-            loops[2] = [
-                portable[0],
-                portable[1],
-                avx2_4,
-                shape!(avx512, K, R::V8),
-                avx2_12,
-                shape!(avx512, K, R::V16),
-                shape!(avx512, K, R::X32),
-                shape!(avx512, K, R::X64),
-            ];
-        }
+            [
+                [p[0], p[1], p[2], p[3], None, None, None, None],
+                [
+                    p[0],
+                    p[1],
+                    avx2_4,
+                    shape!(avx2, K, R::X8),
+                    avx2_12,
+                    shape!(avx2, K, R::X16),
+                    shape!(avx2, K, R::X32),
+                    None,
+                ],
+                [
+                    p[0],
+                    p[1],
+                    avx2_4,
+                    shape!(avx512, K, R::V8),
+                    avx2_12,
+                    shape!(avx512, K, R::V16),
+                    shape!(avx512, K, R::X32),
+                    shape!(avx512, K, R::X64),
+                ],
+            ]
+        };
         #[cfg(not(target_arch = "x86_64"))]
-        {
-            loops[0] = [
-                portable[0],
-                portable[1],
-                portable[2],
-                portable[3],
+        let loops = [
+            [
+                p[0],
+                p[1],
+                p[2],
+                p[3],
                 shape!(portable, K, R::X12),
                 shape!(portable, K, R::X16),
                 shape!(portable, K, R::X32),
                 shape!(portable, K, R::X64),
-            ];
-        }
+            ],
+            [None; LANE_WIDTHS.len()],
+            [None; LANE_WIDTHS.len()],
+        ];
         LoopTable { loops }
     }
 
@@ -196,12 +190,8 @@ impl<R: LaneTypes> LoopTable<R> {
         while isa < ISAS {
             let mut w = 0;
             while w < LANE_WIDTHS.len() {
-                loops[isa][w] = portable[match portable_width(LANE_WIDTHS[w]) {
-                    1 => 0,
-                    2 => 1,
-                    4 => 2,
-                    _ => 3,
-                }];
+                // 1, 2, 4, 8 lanes: portable[0..4].
+                loops[isa][w] = portable[portable_width(LANE_WIDTHS[w]).trailing_zeros() as usize];
                 w += 1;
             }
             isa += 1;
@@ -251,8 +241,8 @@ mod tests {
         assert_eq!(has(0), [true, true, true, true, false, false, false, false]);
         assert_eq!(has(1), [true, true, true, true, true, true, true, false]);
         assert_eq!(has(2), [true; 8]);
-        assert_eq!(t.get(ISAS, 1).map(|f| f as usize), None);
-        assert_eq!(t.get(0, 3).map(|f| f as usize), None);
+        assert_eq!(addr(t.get(ISAS, 1)), None);
+        assert_eq!(addr(t.get(0, 3)), None);
         // 1 and 2 lanes: the portable loop everywhere; AVX-512 at 4 and 12: the AVX2 loop.
         for isa in 1..ISAS {
             for w in [1, 2] {

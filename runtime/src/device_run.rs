@@ -705,7 +705,14 @@ impl<B: Backend> Session<B> {
                     unsafe { be.launch(cond_args, 1) }
                 };
                 // SAFETY: `cond` is a 4-byte counter.
-                let built = unsafe { self.be.while_graph(cond, &mut body) }?;
+                let built = match unsafe { self.be.while_graph(cond, &mut body) } {
+                    Ok(built) => built,
+                    // A trap or a lost context ends the run; any other failure to build
+                    // the loop (creating its handle, adding the node, capturing the body,
+                    // instantiating) leaves the plain graph arm, which needs none of it.
+                    Err(e) if e.breaks_context() => return Err(e),
+                    Err(e) => Err(e.to_string()),
+                };
                 match built {
                     Ok(g) => {
                         report.build_s += t.elapsed().as_secs_f64();

@@ -302,6 +302,10 @@ fn sizes(v: &[u16]) -> String {
 }
 
 impl Error {
+    /// A kernel trap or a lost context: the device's context is unusable afterwards.
+    pub(crate) fn breaks_context(&self) -> bool {
+        matches!(self, Error::KernelTrap { .. } | Error::ContextLost { .. })
+    }
     /// A device failure without a driver code.
     pub(crate) fn device(message: impl Into<String>) -> Self {
         Error::Device {

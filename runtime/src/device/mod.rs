@@ -111,6 +111,9 @@ pub(crate) type GraphId = usize;
 /// by [`Backend::alloc`], freed only when the backend drops) with room for what is read
 /// or written there.
 pub(crate) trait Backend: Sized {
+    /// Looks up these entries of the team's module now, before any capture (a first
+    /// lookup inside a capture is refused by drivers before CUDA 12.3).
+    fn load_entries(&mut self, symbols: &[&'static str]) -> Result<(), Error>;
     /// Allocates `bytes` of zeroed device memory, freed when the backend drops.
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error>;
     /// Copies host bytes to the device (complete when it returns).
@@ -189,14 +192,22 @@ impl DeviceTeam {
     where
         K::Real: HostReal,
     {
+        // Every entry the session may launch is looked up now: a first lookup inside a
+        // graph capture is refused by drivers before CUDA 12.3.
+        let symbols: Vec<&'static str> = entries::<K>().map(|e| e.symbol).collect();
+        fn ready<B: Backend>(mut be: B, symbols: &[&'static str]) -> Result<B, Error> {
+            be.load_entries(symbols)?;
+            Ok(be)
+        }
         Ok(match self {
             DeviceTeam::Cuda(t) => {
-                Box::new(Session::new(cuda::CudaBackend::new(t.clone())?, planes)?)
+                let be = ready(cuda::CudaBackend::new(t.clone())?, &symbols)?;
+                Box::new(Session::new(be, planes)?)
             }
-            DeviceTeam::Emulated(t) => Box::new(Session::new(
-                emulated::EmulatedBackend::with_faults(t.faults),
-                planes,
-            )?),
+            DeviceTeam::Emulated(t) => {
+                let be = ready(emulated::EmulatedBackend::new(t)?, &symbols)?;
+                Box::new(Session::new(be, planes)?)
+            }
         })
     }
     /// `"cuda"` or `"emulated"`.

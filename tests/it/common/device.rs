@@ -234,6 +234,22 @@ macro_rules! device_tests {
 
             #[test]
             $(#[$attr])*
+            fn a_runner_moved_to_another_thread_goes_on() {
+                // Each run of a runner may come from another thread (a fleet's scoped
+                // threads do this): the second run, with saving, starts on a thread where
+                // the device's context was never bound.
+                let on = |other_thread| dev::two_saving_runs(&team(), 400, other_thread);
+                assert!(on(true) == on(false));
+            }
+
+            #[test]
+            $(#[$attr])*
+            fn two_runners_of_one_deployment_run_at_once() {
+                dev::concurrent_runners(&team(), SIZES.graph);
+            }
+
+            #[test]
+            $(#[$attr])*
             fn results_stay_on_the_device_until_to_host() {
                 use eagle::hawk::builtin::Oscillator;
                 let mut e = $crate::common::Ens::varied(300, 8);
@@ -258,6 +274,57 @@ macro_rules! device_tests {
             }
         }
     };
+}
+
+/// Two capped runs of one runner, saving every 10 steps, the second on another thread
+/// when `other_thread`; returns the planes' bits and the trajectory's, after both.
+pub fn two_saving_runs(choice: &Target, n: usize, other_thread: bool) -> (Vec<u64>, Vec<u64>) {
+    use super::trajectory as tr;
+    let mut e = Ens::varied(n, 23);
+    let deployed = eagle::deploy(Oscillator, choice.clone()).unwrap();
+    let o = tr::every(10, 200).arm(Arm::Graph);
+    let mut runner = eagle::until_done(&deployed, o, e.planes(T_END, DT)).unwrap();
+    runner.run().unwrap();
+    if other_thread {
+        std::thread::scope(|s| s.spawn(|| runner.run().map(|_| ())).join().unwrap()).unwrap();
+    } else {
+        runner.run().unwrap();
+    }
+    runner.to_host().unwrap();
+    let traj = tr::bits(runner.trajectory().unwrap().unwrap());
+    drop(runner);
+    (e.bits(), traj)
+}
+
+/// Two threads, each running four ensembles one after another with runners of one shared
+/// deployment (graphs captured while the other thread launches): each equals the host team.
+pub fn concurrent_runners(choice: &Target, n: usize) {
+    let deployed = eagle::deploy(Oscillator, choice.clone()).unwrap();
+    let host = eagle::deploy(Oscillator, Target::Host(HostConfig::default())).unwrap();
+    let options = Options::new(10_000)
+        .arm(Arm::Graph)
+        .compaction(Compaction::Always)
+        .device_compaction(DeviceCompaction::Gather);
+    std::thread::scope(|s| {
+        for thread in 0..2u64 {
+            let (deployed, host, options) = (&deployed, &host, &options);
+            s.spawn(move || {
+                for round in 0..4 {
+                    let start = Ens::varied(n, 100 + 10 * thread + round);
+                    let (mut got, mut want) = (start.clone(), start);
+                    let mut r = eagle::until_done(host, options.clone(), want.planes(T_END, DT));
+                    r.as_mut().unwrap().run().unwrap();
+                    drop(r);
+                    let planes = got.planes(T_END, DT);
+                    let mut r = eagle::until_done(deployed, options.clone(), planes).unwrap();
+                    r.run().unwrap();
+                    r.to_host().unwrap();
+                    drop(r);
+                    assert!(got.bits() == want.bits(), "thread {thread}, round {round}");
+                }
+            });
+        }
+    });
 }
 
 pub const ARMS: [Arm; 3] = [Arm::Simulate, Arm::Graph, Arm::GraphWhile];

@@ -210,3 +210,45 @@ fn after_a_fault_the_next_run_starts_again_from_the_callers_planes() {
     drop(r);
     assert_eq!(w.bits(), wob_oracle(700).bits());
 }
+
+#[test]
+fn a_trap_breaks_every_runner_of_the_device() {
+    // As a trap breaks a GPU's context for every user of it in the process: the second
+    // runner of the deployment fails with the first one's trap, its planes untouched.
+    let trap = FaultPlan {
+        trap_launch: Some(1),
+        ..FaultPlan::none()
+    };
+    let deployed = deploy_wobble(eagle::testing::emulated_with_faults(trap)).unwrap();
+    let mut a = Wob::new(300, 11, &[3], &[5]);
+    let mut b = a.clone();
+    let before = b.clone();
+    let mut ra = eagle::until_done(&deployed, Options::new(200), a.planes()).unwrap();
+    let ea = ra.run().unwrap_err();
+    drop(ra);
+    let mut rb = eagle::until_done(&deployed, Options::new(200), b.planes()).unwrap();
+    let eb = rb.run().and_then(|_| rb.to_host()).unwrap_err();
+    drop(rb);
+    assert!(matches!(ea, Error::KernelTrap { .. }), "{ea}");
+    assert_eq!(trapped_entry(&ea), trapped_entry(&eb), "{eb}");
+    assert!(b == before, "the second runner's planes changed");
+}
+
+#[test]
+fn a_while_graph_that_cannot_be_built_falls_back_to_graph() {
+    let faults = FaultPlan {
+        fail_while_graph: true,
+        ..FaultPlan::none()
+    };
+    let choice = eagle::testing::emulated_with_faults(faults);
+    let o = Options::new(10_000).arm(Arm::GraphWhile);
+    let r = crate::common::device::check_against_host(&choice, 500, 5, o);
+    assert_eq!(r.arm, Some(Arm::Graph), "{r:?}");
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("graph_while fell back to graph") && n.contains("injected")),
+        "{:?}",
+        r.notes
+    );
+}

@@ -6,9 +6,10 @@
 mod error;
 mod graph;
 mod link;
+mod shared;
 
 use super::cache::DeviceIdentity;
-use super::startup::{self, Module, ModuleLoader, Startup};
+use super::startup::{self, Module, ModuleLoader, ModuleSource, Startup};
 use super::{BLOCK, Backend, DevPtr, GraphId};
 use crate::error::Error;
 use cudarc::driver::{CudaContext, CudaGraph, CudaStream, result, sys};
@@ -16,6 +17,7 @@ use error::{describe, dev_err};
 use graph::RawGraph;
 use hawk::device::{EntryArgs, ParamWord};
 use link::{Linker, LoadedModule};
+use shared::GpuHealth;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -62,22 +64,31 @@ pub(crate) fn driver_version() -> Result<i32, Error> {
     Ok(v)
 }
 
-/// A CUDA GPU with the kernels' module loaded: context, stream and functions.
+/// A CUDA GPU with the kernels' module loaded: how this deploy started, and the context
+/// and module, which every deploy of the same module on the same GPU in this process
+/// shares (see `shared`).
 pub struct CudaTeam {
+    core: Arc<CudaCore>,
+    startup: Startup,
+}
+
+/// A GPU's (primary) context with one module loaded, its entries looked up so far, and
+/// the GPU's health in this process. Each runner makes its own stream on it.
+struct CudaCore {
     // Dropped in this order: the module (context still current), then the context.
     module: LoadedModule,
-    stream: Arc<CudaStream>,
     ctx: Arc<CudaContext>,
     functions: Mutex<HashMap<&'static str, usize>>,
     name: String,
-    startup: Startup,
+    source: ModuleSource,
+    health: Arc<GpuHealth>,
 }
 
 // SAFETY: the raw module and function handles are plain driver handles, usable from any
 // thread with the context bound; the function cache is behind a mutex.
-unsafe impl Send for CudaTeam {}
-// SAFETY: as for `Send`: shared, the team only hands out handles (the cache is locked).
-unsafe impl Sync for CudaTeam {}
+unsafe impl Send for CudaCore {}
+// SAFETY: as for `Send`: shared, the core only hands out handles (the cache is locked).
+unsafe impl Sync for CudaCore {}
 
 impl CudaTeam {
     /// Opens GPU 0 and obtains `module` (the kernels' module): the built-in cubin when its
@@ -87,7 +98,10 @@ impl CudaTeam {
         Self::new_on(0, module)
     }
 
-    /// [`CudaTeam::new`] on GPU `ordinal` (0-based, as the driver counts them).
+    /// [`CudaTeam::new`] on GPU `ordinal` (0-based, as the driver counts them). A module
+    /// this process already loaded on that GPU is reused, context and all (its start-up
+    /// says so); a GPU whose context a trap broke is refused until every team on it is
+    /// dropped.
     pub(crate) fn new_on(ordinal: usize, module: &Module<'_>) -> Result<Self, Error> {
         if let Some(r) = unavailable_reason() {
             return Err(Error::DeviceUnavailable(r));
@@ -98,14 +112,36 @@ impl CudaTeam {
                 "no GPU {ordinal}: the CUDA driver reports {count}"
             )));
         }
+        let health = GpuHealth::of(ordinal);
+        health
+            .check()
+            .map_err(|e| Error::DeviceUnavailable(e.to_string()))?;
+        let digest: [u8; 32] = {
+            use sha2::{Digest, Sha256};
+            Sha256::new()
+                .chain_update(module.name)
+                .chain_update([0])
+                .chain_update(module.ptx)
+                .finalize()
+                .into()
+        };
+        if let Some(core) = shared::loaded::<CudaCore>(ordinal, &digest) {
+            let startup = Startup {
+                source: core.source,
+                load_s: 0.0,
+                notes: vec![format!(
+                    "module `{}` was already loaded on this GPU by this process: reused",
+                    module.name
+                )],
+            };
+            return Ok(CudaTeam { core, startup });
+        }
         let ctx = CudaContext::new(ordinal).map_err(|e| dev_err("creating a CUDA context", e))?;
         // Raw allocations only, but graphs must not see cudarc's event bookkeeping.
         // SAFETY: the contract is about `CudaSlice`s used across streams; this team makes
-        // none (raw allocations only) and queues all its work on one stream.
+        // none (raw allocations only, each used by the one runner, on its one stream, that
+        // allocated it).
         unsafe { ctx.disable_event_tracking() };
-        let stream = ctx
-            .new_stream()
-            .map_err(|e| dev_err("creating a stream", e))?;
         let name = ctx.name().unwrap_or_else(|_| "CUDA GPU".into());
         use sys::CUdevice_attribute::*;
         let cc = (
@@ -121,15 +157,17 @@ impl CudaTeam {
                 driver_version: driver_version()?,
             },
         };
-        let (module, startup) = startup::obtain(&mut loader, module)?;
-        Ok(CudaTeam {
+        let (loaded, startup) = startup::obtain(&mut loader, module)?;
+        let core = Arc::new(CudaCore {
+            module: loaded,
             ctx,
-            stream,
-            module,
             functions: Mutex::new(HashMap::new()),
             name,
-            startup,
-        })
+            source: startup.source,
+            health,
+        });
+        shared::keep(ordinal, digest, core.clone());
+        Ok(CudaTeam { core, startup })
     }
 
     /// How the module was obtained (built-in cubin, cache hit, JIT) and what it cost.
@@ -139,10 +177,12 @@ impl CudaTeam {
 
     /// The GPU's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.core.name
     }
+}
 
-    /// The entry `symbol` (looked up once per team; each backend keeps its own copy).
+impl CudaCore {
+    /// The entry `symbol` (looked up once per core; each backend keeps its own copy).
     fn function(&self, symbol: &'static str) -> Result<sys::CUfunction, Error> {
         let mut f = self.functions.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&p) = f.get(symbol) {
@@ -154,7 +194,7 @@ impl CudaTeam {
     }
 }
 
-impl Drop for CudaTeam {
+impl Drop for CudaCore {
     fn drop(&mut self) {
         // The module is unloaded with the context current.
         let _ = self.ctx.bind_to_thread();
@@ -184,9 +224,15 @@ impl ModuleLoader for CudaLoader {
     }
 }
 
-/// The CUDA backend of one runner: its allocations and graphs, each freed when dropped.
+/// The CUDA backend of one runner: its stream, allocations and graphs, each freed when
+/// dropped. Every method binds the context first (a runner may run on a new thread each
+/// run), fails at once on a GPU whose context broke, and records a trap or a lost context
+/// for every team on the GPU (`GpuHealth::note`).
 pub(crate) struct CudaBackend {
-    team: Arc<CudaTeam>,
+    team: Arc<CudaCore>,
+    /// This runner's own stream: captures and synchronizations of two runners of one
+    /// team never meet.
+    stream: Arc<CudaStream>,
     allocations: Vec<DevPtr>,
     graphs: Vec<CudaGraph>,
     /// WHILE graphs (ids from `WHILE_BASE` on), built at the driver level.
@@ -205,11 +251,18 @@ pub(crate) struct CudaBackend {
 
 impl CudaBackend {
     pub fn new(team: Arc<CudaTeam>) -> Result<Self, Error> {
+        let team = team.core.clone();
+        team.health.check()?;
         team.ctx
             .bind_to_thread()
-            .map_err(|e| dev_err("binding the context", e))?;
+            .map_err(|e| team.health.note(dev_err("binding the context", e)))?;
+        let stream = team
+            .ctx
+            .new_stream()
+            .map_err(|e| team.health.note(dev_err("creating a stream", e)))?;
         Ok(CudaBackend {
             team,
+            stream,
             allocations: Vec::new(),
             graphs: Vec::new(),
             while_graphs: Vec::new(),
@@ -222,14 +275,27 @@ impl CudaBackend {
         })
     }
     fn cu_stream(&self) -> sys::CUstream {
-        self.team.stream.cu_stream()
+        self.stream.cu_stream()
     }
-    /// Makes the team's context current on the calling thread (a runner may move threads).
+    /// Makes the team's context current on the calling thread (a runner may move threads),
+    /// after checking that no trap broke it.
     fn bind(&self) -> Result<(), Error> {
+        self.team.health.check()?;
         self.team
             .ctx
             .bind_to_thread()
-            .map_err(|e| dev_err("binding the context", e))
+            .map_err(|e| self.fail("binding the context", e))
+    }
+    /// A driver error as an [`Error`], recorded for the whole GPU when it breaks the
+    /// context.
+    fn fail(&self, what: &str, e: cudarc::driver::DriverError) -> Error {
+        self.team.health.note(dev_err(what, e))
+    }
+    /// Waits for this runner's stream.
+    fn synchronize(&self) -> Result<(), Error> {
+        self.stream
+            .synchronize()
+            .map_err(|e| self.fail("synchronizing", e))
     }
     fn function(&mut self, symbol: &'static str) -> Result<sys::CUfunction, Error> {
         if let Some(&f) = self.functions.get(symbol) {
@@ -294,33 +360,46 @@ impl CudaBackend {
                 &mut self.pointers,
             )
         }
-        .map_err(|e| dev_err("launching a kernel", e))
+        .map_err(|e| self.fail("launching a kernel", e))
     }
 
     /// Loads the tiny module whose entry sets a WHILE node's condition from the device. It
-    /// calls `cudaGraphSetConditional`, which lives in `libcudadevrt.a`, so it is linked at
-    /// run time; `Err(reason)` when that library cannot be found or linked.
+    /// calls `cudaGraphSetConditional`, which the driver resolves when it loads the PTX
+    /// (no library to link); only if that load fails is the PTX linked with
+    /// `libcudadevrt.a`, where one is found. `Err(reason)` when neither works.
     fn set_conditional_fn(&mut self) -> Result<Result<sys::CUfunction, String>, Error> {
         if let Some((_, f)) = &self.set_conditional {
             return Ok(Ok(*f));
         }
-        let Some(lib) = find_cudadevrt() else {
-            return Ok(Err(
-                "libcudadevrt.a not found (set EAGLE_CUDADEVRT to its path)".into(),
-            ));
-        };
-        let linked = Linker::new().and_then(|mut l| {
-            l.add_ptx(c"eagle_set_conditional.ptx", SET_CONDITIONAL_PTX)?;
-            l.add_library(&lib)?;
-            l.finish()
-        });
-        let module = match linked {
-            Ok(image) => LoadedModule::load(&image).map_err(|e| describe(&e)),
-            Err(e) => Err(e.to_string()),
-        };
-        let module = match module {
+        let module = match LoadedModule::load(SET_CONDITIONAL_PTX.as_bytes()) {
             Ok(m) => m,
-            Err(e) => return Ok(Err(format!("linking with {}: {e}", lib.display()))),
+            Err(plain) => {
+                let plain = describe(&plain);
+                let Some(lib) = find_cudadevrt() else {
+                    return Ok(Err(format!(
+                        "loading the condition setter: {plain} (and no libcudadevrt.a to link \
+                         it with: EAGLE_CUDADEVRT names one)"
+                    )));
+                };
+                let linked = Linker::new().and_then(|mut l| {
+                    l.add_ptx(c"eagle_set_conditional.ptx", SET_CONDITIONAL_PTX)?;
+                    l.add_library(&lib)?;
+                    l.finish()
+                });
+                let module = match linked {
+                    Ok(image) => LoadedModule::load(&image).map_err(|e| describe(&e)),
+                    Err(e) => Err(e.to_string()),
+                };
+                match module {
+                    Ok(m) => m,
+                    Err(e) => {
+                        return Ok(Err(format!(
+                            "loading the condition setter: {plain}; linking it with {}: {e}",
+                            lib.display()
+                        )));
+                    }
+                }
+            }
         };
         let f = module.function("eagle_set_conditional")?;
         self.set_conditional = Some((module, f));
@@ -335,7 +414,7 @@ unsafe impl Send for CudaBackend {}
 impl Drop for CudaBackend {
     fn drop(&mut self) {
         let _ = self.bind();
-        let _ = self.team.stream.synchronize();
+        let _ = self.stream.synchronize();
         self.graphs.clear();
         self.while_graphs.clear();
         self.set_conditional = None;
@@ -350,6 +429,10 @@ impl Drop for CudaBackend {
 }
 
 impl Backend for CudaBackend {
+    fn load_entries(&mut self, symbols: &[&'static str]) -> Result<(), Error> {
+        self.bind()?;
+        symbols.iter().try_for_each(|s| self.function(s).map(|_| ()))
+    }
     fn mem_free(&mut self) -> Option<usize> {
         self.bind().ok()?;
         result::mem_get_info().ok().map(|(free, _total)| free)
@@ -358,10 +441,13 @@ impl Backend for CudaBackend {
         self.bind()?;
         // SAFETY: a plain allocation on the bound context (freed when the backend drops).
         let p = unsafe { result::malloc_sync(bytes.max(1)) }
-            .map_err(|e| dev_err(&format!("allocating {bytes} B"), e))?;
+            .map_err(|e| self.fail(&format!("allocating {bytes} B"), e))?;
         self.allocations.push(p);
+        // Zeroed on this runner's stream, so before anything the runner queues next (a
+        // `cuMemsetD8` on the legacy stream would race with this non-blocking stream).
         // SAFETY: `p` was just allocated with `bytes.max(1)` bytes.
-        unsafe { result::memset_d8_sync(p, 0, bytes.max(1)) }.map_err(|e| dev_err("zeroing", e))?;
+        unsafe { result::memset_d8_async(p, 0, bytes.max(1), self.cu_stream()) }
+            .map_err(|e| self.fail("zeroing new memory", e))?;
         Ok(p)
     }
     unsafe fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
@@ -370,11 +456,8 @@ impl Backend for CudaBackend {
         // bytes (the contract); `src` stays borrowed until the synchronize below, which
         // completes the copy.
         unsafe { result::memcpy_htod_async(dst, src, self.cu_stream()) }
-            .map_err(|e| dev_err("host-to-device copy", e))?;
-        self.team
-            .stream
-            .synchronize()
-            .map_err(|e| dev_err("synchronizing", e))
+            .map_err(|e| self.fail("host-to-device copy", e))?;
+        self.synchronize()
     }
     unsafe fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
         self.bind()?;
@@ -382,23 +465,22 @@ impl Backend for CudaBackend {
         // from it (the contract); `dst` stays borrowed until the synchronize below, which
         // completes the copy.
         unsafe { result::memcpy_dtoh_async(dst, src, self.cu_stream()) }
-            .map_err(|e| dev_err("device-to-host copy", e))?;
-        self.team
-            .stream
-            .synchronize()
-            .map_err(|e| dev_err("synchronizing", e))
+            .map_err(|e| self.fail("device-to-host copy", e))?;
+        self.synchronize()
     }
     unsafe fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
+        self.bind()?;
         // SAFETY: `dst` lies in an allocation of this backend with `bytes` bytes from it
         // (the contract), allocated until the backend drops.
         unsafe { result::memset_d8_async(dst, 0, bytes, self.cu_stream()) }
-            .map_err(|e| dev_err("memset", e))
+            .map_err(|e| self.fail("memset", e))
     }
     unsafe fn launch<A: EntryArgs + 'static>(
         &mut self,
         args: A,
         threads: u32,
     ) -> Result<(), Error> {
+        self.bind()?;
         let f = self.function(A::SYMBOL)?;
         self.words.clear();
         let words = &mut self.words;
@@ -408,19 +490,19 @@ impl Backend for CudaBackend {
         unsafe { self.launch_words(f, threads) }
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
-        self.team
-            .stream
+        self.bind()?;
+        self.stream
             .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .map_err(|e| dev_err("begin capture", e))
+            .map_err(|e| self.fail("begin capture", e))
     }
     fn end_capture(&mut self) -> Result<GraphId, Error> {
+        self.bind()?;
         let g = self
-            .team
             .stream
             .end_capture(sys::CUgraphInstantiate_flags(0))
-            .map_err(|e| dev_err("end capture / instantiate", e))?
+            .map_err(|e| self.fail("end capture / instantiate", e))?
             .ok_or_else(|| Error::device("the captured graph is empty"))?;
-        g.upload().map_err(|e| dev_err("graph upload", e))?;
+        g.upload().map_err(|e| self.fail("graph upload", e))?;
         self.graphs.push(g);
         Ok(self.graphs.len() - 1)
     }
@@ -429,6 +511,7 @@ impl Backend for CudaBackend {
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
     ) -> Result<Result<GraphId, String>, Error> {
+        self.bind()?;
         let v = driver_version()?;
         if v < 12030 {
             return Ok(Err(format!(
@@ -503,11 +586,13 @@ impl Backend for CudaBackend {
     unsafe fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
         self.bind()?;
         if graph >= WHILE_BASE {
-            self.while_graphs[graph - WHILE_BASE].launch(self.cu_stream())
+            self.while_graphs[graph - WHILE_BASE]
+                .launch(self.cu_stream())
+                .map_err(|e| self.team.health.note(e))
         } else {
             self.graphs[graph]
                 .launch()
-                .map_err(|e| dev_err("graph launch", e))
+                .map_err(|e| self.fail("graph launch", e))
         }
     }
 }

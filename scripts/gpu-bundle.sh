@@ -3,12 +3,13 @@
 # small folder, target/gpu-bundle/ (and target/gpu-bundle.tar.gz): the device test
 # binaries, the seed page (profile-your-run, built with NVTX ranges: `--features nvtx`, for
 # `nsys profile`), the user-crate example's app (vdp-app), the bench binary, scripts/gpu-check.sh, and
-# libcudadevrt.a when one is found (the graph_while arm links it at run time; without it
-# that arm falls back to graph and says so). Copy the folder to the GPU machine and run
+# libcudadevrt.a when one is found (the graph_while arm's condition setter is loaded as
+# plain PTX, the driver resolving cudaGraphSetConditional; only if that load fails is it
+# linked with libcudadevrt.a; without either, that arm falls back to graph and says so). Copy the folder to the GPU machine and run
 # `./gpu-check.sh [log-dir]` there: no Rust and no network needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh >/dev/null  # toolchain, ptxas and libcudadevrt.a (for graph_while)
+scripts/setup.sh >/dev/null  # toolchain, ptxas and libcudadevrt.a (graph_while's fallback)
 B=target/gpu-bundle
 rm -rf "$B" && mkdir -p "$B/bin"
 

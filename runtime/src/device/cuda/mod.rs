@@ -431,7 +431,9 @@ impl Drop for CudaBackend {
 impl Backend for CudaBackend {
     fn load_entries(&mut self, symbols: &[&'static str]) -> Result<(), Error> {
         self.bind()?;
-        symbols.iter().try_for_each(|s| self.function(s).map(|_| ()))
+        symbols
+            .iter()
+            .try_for_each(|s| self.function(s).map(|_| ()))
     }
     fn mem_free(&mut self) -> Option<usize> {
         self.bind().ok()?;

@@ -21,17 +21,22 @@ pub(crate) struct GpuHealth {
 /// the next one starts healthy).
 static HEALTH: Mutex<Vec<(usize, Weak<GpuHealth>)>> = Mutex::new(Vec::new());
 
-/// Loaded modules, by GPU and module digest, kept for the life of the process unless the
-/// GPU's context breaks.
-static LOADED: Mutex<Vec<(usize, [u8; 32], Arc<dyn std::any::Any + Send + Sync>)>> =
-    Mutex::new(Vec::new());
+/// A loaded module kept for later deploys: its GPU, its module's digest, and the module.
+type Kept = (usize, [u8; 32], Arc<dyn std::any::Any + Send + Sync>);
+
+/// Loaded modules, kept for the life of the process unless the GPU's context breaks.
+static LOADED: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 
 impl GpuHealth {
     /// GPU `ordinal`'s health (the live one, or a new healthy one).
     pub fn of(ordinal: usize) -> Arc<GpuHealth> {
         let mut all = lock(&HEALTH);
         all.retain(|(_, w)| w.strong_count() > 0);
-        if let Some(h) = all.iter().find(|(o, _)| *o == ordinal).and_then(|(_, w)| w.upgrade()) {
+        if let Some(h) = all
+            .iter()
+            .find(|(o, _)| *o == ordinal)
+            .and_then(|(_, w)| w.upgrade())
+        {
             return h;
         }
         let h = Arc::new(GpuHealth {
@@ -80,7 +85,10 @@ fn broken_by(ordinal: usize, first: &Error) -> Error {
 
 /// The module loaded on GPU `ordinal` with this digest, if this process loaded it and its
 /// context is healthy.
-pub(crate) fn loaded<T: Send + Sync + 'static>(ordinal: usize, digest: &[u8; 32]) -> Option<Arc<T>> {
+pub(crate) fn loaded<T: Send + Sync + 'static>(
+    ordinal: usize,
+    digest: &[u8; 32],
+) -> Option<Arc<T>> {
     let all = lock(&LOADED);
     let (_, _, any) = all.iter().find(|(o, d, _)| *o == ordinal && d == digest)?;
     any.clone().downcast::<T>().ok()
@@ -110,7 +118,10 @@ mod tests {
         let e = b.check().unwrap_err();
         assert!(matches!(e, Error::KernelTrap { .. }), "{e}");
         assert!(e.to_string().contains("launch 3 trapped"), "{e}");
-        assert!(loaded::<u32>(1000, &[7; 32]).is_none(), "a broken GPU's module is kept");
+        assert!(
+            loaded::<u32>(1000, &[7; 32]).is_none(),
+            "a broken GPU's module is kept"
+        );
         drop((a, b));
         GpuHealth::of(1000).check().unwrap();
     }

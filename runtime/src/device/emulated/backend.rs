@@ -363,7 +363,11 @@ mod tests {
         let e = unsafe { a.launch(scan(counts, total), 1) }.unwrap_err();
         assert!(matches!(e, Error::KernelTrap { .. }), "{e}");
         let e = read_err(&mut b, q);
-        assert!(e.to_string().contains("launch 0 (hawk_scan_counts) trapped"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("launch 0 (hawk_scan_counts) trapped"),
+            "{e}"
+        );
         assert!(EmulatedBackend::new(&t).is_err());
     }
 
@@ -394,7 +398,10 @@ mod tests {
 
     #[test]
     fn blocks_run_in_a_shuffled_order_that_changes_between_launches() {
-        let (a, b) = (super::super::block_order(64, 1), super::super::block_order(64, 2));
+        let (a, b) = (
+            super::super::block_order(64, 1),
+            super::super::block_order(64, 2),
+        );
         let mut sorted = a.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, (0..64).collect::<Vec<_>>());

@@ -210,4 +210,3 @@ impl ModuleLoader for EmulatedLoader {
         Ok((self.image.clone(), ()))
     }
 }
-

@@ -8,10 +8,12 @@
 //!   (`CUDA_ERROR_INVALID_CONTEXT`) unless the calling thread has bound the device's
 //!   context, as a runner moved to another thread would find on CUDA.
 //! - **Streams and captures**: work queued on a captured stream is recorded, whichever
-//!   thread (and runner) queued it; copies and synchronizations on a captured stream, and
-//!   allocations, frees and first entry lookups by a capturing thread, are refused and
-//!   invalidate the capture (a GPU with a driver before 12.3 refuses loading a function
-//!   mid-capture); a capture ended by another thread, or begun twice, fails.
+//!   thread queued it; copies and synchronizations on a captured stream, and allocations
+//!   and first entry lookups by the capturing thread, are refused and invalidate the
+//!   capture (a driver before CUDA 12.3 refuses loading a function mid-capture); a capture
+//!   ended by another thread, or begun twice, fails. (Memory is freed only when a runner's
+//!   backend drops, never mid-run, so there is no free to refuse.) Each runner has a
+//!   stream of its own, as each CUDA runner has.
 //! - **New memory is poisoned** (every byte `0xA5`): zeroing is work queued on the
 //!   allocating runner's stream, ordered before what that runner queues next.
 //! - **A trap or a lost context breaks the device**, every runner of the team, as it breaks

@@ -42,7 +42,10 @@
     feature(portable_simd, core_intrinsics),
     allow(internal_features)
 )]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_gpu_kernel, stdarch_nvptx, asm_experimental_arch)
+)]
 #![feature(core_float_math)]
 
 extern crate self as hawk;

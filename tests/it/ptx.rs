@@ -198,3 +198,31 @@ fn contracted_entries_fuse_the_multiply_adds_of_their_source() {
         }
     }
 }
+
+#[test]
+fn step_entries_count_active_samples_once_per_warp_at_device_scope() {
+    // Every sample still running after a launch adds to one counter: one `red` per warp at
+    // device scope (`hawk::device::count_one`), never an atomic at system scope per sample.
+    let ptx = eagle::ptx::PTX.expect("the PTX build was skipped (EAGLE_SKIP_PTX=1)");
+    assert!(
+        !ptx.contains(".sys."),
+        "an operation at system scope in eagle's module"
+    );
+    let mut steps = 0;
+    for line in ptx.lines().filter(|l| l.starts_with(".visible .entry ")) {
+        let name = line[".visible .entry ".len()..].split('(').next().unwrap();
+        let start = ptx.find(line).unwrap();
+        let body = &ptx[start..];
+        let body = &body[..body.find("\n}\n").expect("the entry's end")];
+        let counts = body.matches("red.relaxed.gpu.add.u32").count();
+        if hawk::device::HELPERS.iter().any(|h| h.symbol == name) {
+            assert_eq!(counts, 0, "{name}");
+            continue;
+        }
+        assert_eq!(counts, 1, "{name}: one counting reduction");
+        assert!(body.contains("activemask.b32"), "{name}");
+        assert!(!body.contains("atom."), "{name}");
+        steps += 1;
+    }
+    assert!(steps >= 60, "{steps} step entries in eagle's module");
+}

@@ -40,12 +40,44 @@ pub fn global_index() -> usize {
 
 /// Adds one to a device counter (the count of still-active samples).
 ///
+/// On a GPU the threads of a warp that count together add once: the highest of them
+/// (`bfind` of `activemask`) adds how many they are (`popc`), with a device-scope `red`
+/// (no result; the host reads the counter only after the launch), so the counter takes
+/// one add per warp, not one per sample, and none at system scope (what
+/// `AtomicU32::fetch_add` becomes on nvptx: `atom.relaxed.sys`). A thread that is not
+/// converged with the others counts in its own group, with its own leader: every thread
+/// is in exactly one group, so the sum is the same. Elsewhere (the emulated device, the
+/// host), an atomic add.
+///
 /// # Safety
 /// `counter` must point to a live, 4-byte aligned `u32`.
 #[inline(always)]
 pub unsafe fn count_one(counter: *mut u32) {
-    use core::sync::atomic::{AtomicU32, Ordering};
+    #[cfg(target_arch = "nvptx64")]
     // SAFETY: `counter` is a live, aligned `u32` (the caller's contract), and during a
-    // launch every thread touches it through this atomic add only.
-    unsafe { AtomicU32::from_ptr(counter).fetch_add(1, Ordering::Relaxed) };
+    // launch every thread touches it through this reduction only; the block declares its
+    // own registers and touches no others.
+    unsafe {
+        core::arch::asm!(
+            "{{",
+            ".reg .b32 %cnt_mask, %cnt_lane, %cnt_lead, %cnt_n;",
+            ".reg .pred %cnt_p;",
+            "activemask.b32 %cnt_mask;",
+            "mov.u32 %cnt_lane, %laneid;",
+            "bfind.u32 %cnt_lead, %cnt_mask;",
+            "popc.b32 %cnt_n, %cnt_mask;",
+            "setp.eq.u32 %cnt_p, %cnt_lane, %cnt_lead;",
+            "@%cnt_p red.relaxed.gpu.add.u32 [{c}], %cnt_n;",
+            "}}",
+            c = in(reg64) counter,
+            options(nostack),
+        );
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        // SAFETY: `counter` is a live, aligned `u32` (the caller's contract), and during a
+        // launch every thread touches it through this atomic add only.
+        unsafe { AtomicU32::from_ptr(counter).fetch_add(1, Ordering::Relaxed) };
+    }
 }

@@ -114,7 +114,8 @@ pub(crate) trait Backend: Sized {
     /// Looks up these entries of the team's module now, before any capture (a first
     /// lookup inside a capture is refused by drivers before CUDA 12.3).
     fn load_entries(&mut self, symbols: &[&'static str]) -> Result<(), Error>;
-    /// Allocates `bytes` of zeroed device memory, freed when the backend drops.
+    /// Allocates `bytes` of device memory, freed when the backend drops, and queues its
+    /// zeroing on this backend's stream (so it lands before anything queued next).
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error>;
     /// Copies host bytes to the device (complete when it returns).
     ///

@@ -46,7 +46,14 @@ impl EmulatedBackend {
         })
     }
 
-    /// Refuses `what` (an allocation, a free) while this thread captures the stream.
+    /// Binds the device's context on this thread, as every CUDA backend call does first,
+    /// and checks that it is usable.
+    fn bind(&self, what: &str) -> Result<(), Error> {
+        self.dev.bind();
+        self.dev.enter(what)
+    }
+
+    /// Refuses `what` (an allocation, a first lookup) while this thread captures the stream.
     fn refuse_mid_capture(&self, what: &str) -> Result<(), Error> {
         if self.stream.captured_here() {
             self.stream.refuse_if_captured(what)?;
@@ -116,12 +123,11 @@ impl Drop for EmulatedBackend {
 
 impl Backend for EmulatedBackend {
     fn load_entries(&mut self, symbols: &[&'static str]) -> Result<(), Error> {
-        self.dev.bind();
+        self.bind("looking up entries")?;
         symbols.iter().try_for_each(|s| self.function(s))
     }
     fn alloc(&mut self, bytes: usize) -> Result<DevPtr, Error> {
-        self.dev.bind();
-        self.dev.enter("an allocation")?;
+        self.bind("an allocation")?;
         self.refuse_mid_capture("an allocation")?;
         self.dev.reserve(bytes)?;
         self.reserved += bytes;
@@ -135,8 +141,7 @@ impl Backend for EmulatedBackend {
         Ok(p)
     }
     unsafe fn upload(&mut self, dst: DevPtr, src: &[u8]) -> Result<(), Error> {
-        self.dev.bind();
-        self.dev.enter("a host-to-device copy")?;
+        self.bind("a host-to-device copy")?;
         self.stream.refuse_if_captured("a host-to-device copy")?;
         // SAFETY: `dst` lies in an allocation of this backend (host memory) with room for
         // `src.len()` bytes (the contract); that allocation is owned by the backend, not
@@ -145,8 +150,7 @@ impl Backend for EmulatedBackend {
         Ok(())
     }
     unsafe fn download(&mut self, src: DevPtr, dst: &mut [u8]) -> Result<(), Error> {
-        self.dev.bind();
-        self.dev.enter("a device-to-host copy")?;
+        self.bind("a device-to-host copy")?;
         self.stream.refuse_if_captured("a device-to-host copy")?;
         // SAFETY: `src` lies in an allocation of this backend (host memory) holding
         // `dst.len()` bytes from it (the contract); `dst` is borrowed mutably, so they do
@@ -155,7 +159,7 @@ impl Backend for EmulatedBackend {
         Ok(())
     }
     unsafe fn zero(&mut self, dst: DevPtr, bytes: usize) -> Result<(), Error> {
-        self.dev.bind();
+        self.bind("a memset")?;
         // SAFETY: `zero`'s contract, which `exec` needs, holds when the operation runs (at
         // once, or when a graph recording it replays: allocations live as long as the
         // backend).
@@ -166,7 +170,7 @@ impl Backend for EmulatedBackend {
         args: A,
         threads: u32,
     ) -> Result<(), Error> {
-        self.dev.bind();
+        self.bind("a kernel launch")?;
         self.function(A::SYMBOL)?;
         let op = Op::Launch {
             grid: Arc::new(Held(args)),
@@ -177,16 +181,14 @@ impl Backend for EmulatedBackend {
         unsafe { self.queue(op, "a kernel launch") }
     }
     fn begin_capture(&mut self) -> Result<(), Error> {
-        self.dev.bind();
-        self.dev.enter("begin capture")?;
+        self.bind("begin capture")?;
         self.stream.begin()
     }
     fn end_capture(&mut self) -> Result<GraphId, Error> {
-        self.dev.bind();
-        self.dev.enter("end capture")?;
+        self.bind("end capture")?;
         let ops = self.stream.end()?;
         self.graphs.push(Graph {
-            ops,
+            ops: ops.into(),
             is_while: false,
         });
         Ok(self.graphs.len() - 1)
@@ -196,8 +198,7 @@ impl Backend for EmulatedBackend {
         cond: DevPtr,
         body: &mut dyn FnMut(&mut Self) -> Result<(), Error>,
     ) -> Result<Result<GraphId, String>, Error> {
-        self.dev.bind();
-        self.dev.enter("building a WHILE graph")?;
+        self.bind("building a WHILE graph")?;
         self.begin_capture()?;
         let recorded = body(self).and_then(|_| {
             // SAFETY: `cond` is a 4-byte allocation of this backend (the contract).
@@ -212,19 +213,18 @@ impl Backend for EmulatedBackend {
             ));
         }
         self.graphs.push(Graph {
-            ops,
+            ops: ops.into(),
             is_while: true,
         });
         Ok(Ok(self.graphs.len() - 1))
     }
     unsafe fn replay(&mut self, graph: GraphId) -> Result<(), Error> {
-        self.dev.bind();
-        self.dev.enter("a graph launch")?;
+        self.bind("a graph launch")?;
         let ops = self.graphs[graph].ops.clone();
         // A conditional node's handle starts each replay at its default, 1.
         self.condition = 1;
         for _ in 0..WHILE_CAP {
-            for op in &ops {
+            for op in ops.iter() {
                 // SAFETY: `replay`'s contract: the recorded work meets, now, the contracts it
                 // was recorded under.
                 unsafe { self.exec(op) }?;

@@ -100,7 +100,8 @@ impl<A: EntryArgs> Grid for Held<A> {
 /// A recorded graph: its operations and whether it is a WHILE loop (repeated while the
 /// condition its body's setter leaves is non-zero).
 struct Graph {
-    ops: Vec<Op>,
+    /// Shared, so that a replay takes it without copying.
+    ops: Arc<[Op]>,
     is_while: bool,
 }
 

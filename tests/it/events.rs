@@ -104,6 +104,7 @@ fn run_balls(target: Target, options: Options) -> Balls {
 #[test]
 fn bounce_times_match_the_closed_form_and_every_team_gives_the_same_bits() {
     let want = run_balls(host(1), Options::new(1_000_000));
+    crate::common::golden::same_bits_as_before("ball_rk4_events", want.bits());
     let n = want.n();
     for i in 0..n {
         assert_eq!(want.events[i], BOUNCES as f64, "sample {i}");
@@ -203,6 +204,21 @@ fn spike_times_match_the_closed_form_and_a_full_record_fails_only_its_sample() {
     let status = r.status().to_vec();
     drop(r);
     assert!(report.done(), "{report:?}");
+    let planes = [
+        &v,
+        &t,
+        &h,
+        &acc,
+        &rej,
+        &events,
+        &event_t,
+        &event_kind,
+        &event_y,
+    ];
+    let bits = planes
+        .into_iter()
+        .flat_map(|p| p.iter().map(|x| x.to_bits()));
+    crate::common::golden::same_bits_as_before("neuron_tsit5_events", bits);
     let mut failed = 0;
     for i in 0..n {
         let period = (i_in[i] / (i_in[i] - 1.0)).ln();
@@ -277,6 +293,21 @@ fn periapsis_passages_come_at_multiples_of_the_period() {
     let report = r.run().unwrap();
     drop(r);
     assert!(report.done() && report.finished == n, "{report:?}");
+    let planes = [
+        &s,
+        &t,
+        &h,
+        &acc,
+        &rej,
+        &events,
+        &event_t,
+        &event_kind,
+        &event_y,
+    ];
+    let bits = planes
+        .into_iter()
+        .flat_map(|p| p.iter().map(|x| x.to_bits()));
+    crate::common::golden::same_bits_as_before("kepler_dp87_events", bits);
     let period = 2.0 * std::f64::consts::PI;
     for i in 0..n {
         assert_eq!(events[i], 5.0, "sample {i}");
@@ -433,6 +464,8 @@ fn doses_at_stop_times_match_the_closed_form_on_every_team() {
     };
     let on_host = adaptive(host(4));
     on_host.check(t_end, 1e-10);
+    let bits = on_host.c.iter().chain(&on_host.t).map(|x| x.to_bits());
+    crate::common::golden::same_bits_as_before("dosing_tsit5_stops", bits);
     let emulated = adaptive(Target::Emulated);
     assert!(
         on_host
@@ -467,6 +500,8 @@ fn doses_at_stop_times_match_the_closed_form_on_every_team() {
     };
     let on_host = fixed(host(2));
     on_host.check(t_end, 1e-10);
+    let bits = on_host.c.iter().chain(&on_host.t).map(|x| x.to_bits());
+    crate::common::golden::same_bits_as_before("dosing_rk4_stops", bits);
     let emulated = fixed(Target::Emulated);
     assert!(
         on_host

@@ -14,6 +14,7 @@ mod host_oscillator;
 mod kernel_crate_path;
 mod lorenz96;
 mod math_device;
+mod method_bits;
 mod no_driver;
 mod out_of_memory;
 mod ptx;

@@ -257,6 +257,7 @@ fn staggered() -> Gbm {
 fn a_path_draws_the_same_noise_on_every_team_shard_slot_and_after_a_resume() {
     let mut want = staggered();
     assert!(run(&mut want, "em", host(1), Options::new(1_000_000)));
+    crate::common::golden::same_bits_as_before("gbm_euler_maruyama", want.bits());
     // Every path drew its own noise: no two end alike.
     let mut ends: Vec<u64> = want.s.iter().map(|s| s.to_bits()).collect();
     ends.sort_unstable();

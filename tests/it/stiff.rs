@@ -137,6 +137,7 @@ fn stiff_problems_give_the_same_bits_on_every_lane_width_and_the_emulated_device
     let k = ROBERTSON.map(|s| s.0);
     let mut want = robertson(&k);
     run_robertson(&mut want, host(1));
+    crate::common::golden::same_bits_as_before("robertson_rodas5p", want.bits());
     let widths = eagle::Isa::detect().lane_widths().iter().map(|&w| host(w));
     for target in widths.chain([Target::Emulated]) {
         let mut got = robertson(&k);
@@ -146,6 +147,7 @@ fn stiff_problems_give_the_same_bits_on_every_lane_width_and_the_emulated_device
     let mut want = robertson(&k);
     run_problem!(Robertson23, Robertson23Planes, want, host(1), 1e3, 1e-6, 3,
         { k1: 0, k2: 1, k3: 2 });
+    crate::common::golden::same_bits_as_before("robertson_rosenbrock23", want.bits());
     let auto = Target::Host(HostConfig::default());
     for (target, lanes) in [
         (host(2), 2),
@@ -188,6 +190,16 @@ fn stiff_problems_give_the_same_bits_on_every_lane_width_and_the_emulated_device
         })
         .collect();
     assert!(runs[0] == runs[1], "robertson f32: host != emulated");
+    let f32_bits = [
+        &runs[0].y,
+        &runs[0].t,
+        &runs[0].h,
+        &runs[0].accepted,
+        &runs[0].rejected,
+    ]
+    .into_iter()
+    .flat_map(|p| p.iter().map(|v| v.to_bits() as u64));
+    crate::common::golden::same_bits_as_before("robertson_rodas5p_f32", f32_bits);
 }
 
 #[test]
@@ -237,6 +249,8 @@ fn hires_van_der_pol_and_the_oregonator_match_radau_on_both_teams() {
         })
         .collect();
     let [h, v, o] = &runs[0];
+    let all = [h, v, o].into_iter().flat_map(|e| e.bits());
+    crate::common::golden::same_bits_as_before("hires_van_der_pol_oregonator", all);
     for i in 0..16 {
         check("hires", i, &h.state(i), &HIRES[i].1, 1e-6);
         check("van der pol", i, &v.state(i), &VAN_DER_POL[i].1, 1e-6);

@@ -104,6 +104,7 @@ pub fn reference(e: &mut Ens, t_end: f64, dt: f64, max_steps: u64) -> Vec<bool> 
         .collect()
 }
 pub mod device;
+pub mod golden;
 pub mod ptxas;
 pub mod trajectory;
 

@@ -330,3 +330,16 @@ pub fn van_der_pol(_t: Scalar, y: &[Scalar; 2], mu: Scalar) -> [Scalar; 2] {
 pub fn oregonator(_t: Scalar, y: &[Scalar; 3], s: Scalar) -> [Scalar; 3] {
     hawk::models::oregonator(y, s)
 }
+
+/// Lotka-Volterra `x' = a x - b x y`, `y' = c x y - d y` with per-sample `a` and `c`,
+/// Dormand-Prince 8(7): the plain adaptive kernel (no events) of a pair other than Tsit5.
+#[problem(method = "dp87", host_loops = "portable")]
+pub fn lotka_dp87(_t: Scalar, z: &[Scalar; 2], a: Scalar, c: Scalar) -> [Scalar; 2] {
+    [a * z[0] - z[0] * z[1], c * z[0] * z[1] - z[1]]
+}
+
+/// [`lotka_dp87`] with Fehlberg 7(8).
+#[problem(method = "rk78", host_loops = "portable")]
+pub fn lotka_rk78(_t: Scalar, z: &[Scalar; 2], a: Scalar, c: Scalar) -> [Scalar; 2] {
+    [a * z[0] - z[0] * z[1], c * z[0] * z[1] - z[1]]
+}

@@ -1,5 +1,6 @@
 //! Runge-Kutta methods for ensembles: a right-hand-side trait, fixed-step RK4, embedded
-//! tableaus as `const` data, a per-sample adaptive step, and the location of events inside
+//! tableaus as `const` data (Tsitouras 5(4), Verner 7(6) and 9(8), Fehlberg 7(8),
+//! Dormand-Prince 8(7)), a per-sample adaptive step, and the location of events inside
 //! a step ([`events`]), fixed-step methods for stochastic differential equations
 //! ([`sde`]) and linearly implicit methods for stiff systems ([`rosenbrock`]).
 //!
@@ -30,6 +31,8 @@ pub mod rosenbrock;
 pub mod sde;
 mod tableau;
 mod tsit5;
+mod verner7;
+mod verner9;
 
 pub use adaptive::{
     AdaptiveState, Settings, StepControl, StepLength, StepOutcome, adaptive_step, adaptive_step_to,
@@ -41,6 +44,8 @@ pub use rhs::Rhs;
 pub use rk4::{rk4_step, rk4_step_fma};
 pub use tableau::{EmbeddedStep, Tableau, embedded_step};
 pub use tsit5::TSIT5;
+pub use verner7::VERN7;
+pub use verner9::VERN9;
 
 use crate::lane::{Lane, Real};
 

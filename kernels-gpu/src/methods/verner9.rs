@@ -1,0 +1,231 @@
+//! Verner's "most efficient" 16-stage embedded pair 9(8), propagating the order-9 solution.
+//!
+//! Source: J. H. Verner, "Numerically optimal Runge-Kutta pairs with interpolants",
+//! Numerical Algorithms 53 (2010) 383-396, the most efficient 9(8) pair of his coefficient
+//! files. The digits were read from SciML's OrdinaryDiffEq.jl,
+//! `lib/OrdinaryDiffEqVerner/src/verner_tableaus.jl` (commit `b211787f`), the exact
+//! coefficients of the generic `Vern9Tableau` constructor: rationals, and numbers
+//! `p + q sqrt(6)` with rational `p`, `q` (with the embedded weights `bhat` from its
+//! commented lines). There the nodes are numbered from the second stage (`c1` is stage 2's).
+//!
+//! Notes on the data:
+//! - Only the 16 stages of the pair are here; the extra stages of Verner's interpolants are
+//!   not (the pair is not first-same-as-last).
+//! - Rationals whose numerator and denominator are below `2^53` are written as `p / q`
+//!   (both exact in `f64`, so the quotient is correctly rounded). The others (rationals of
+//!   up to 173 digits, and the entries with `sqrt(6)`) are written as decimals to 20
+//!   significant digits, evaluated from the exact expressions (SymPy, 40 digits); so every
+//!   entry is the `f64` nearest to Verner's coefficient. (The file's own `Float64` table
+//!   differs by up to 38 ulps on some entries with `sqrt(6)`, where `p + q sqrt(6)` cancels,
+//!   and by at most 1 ulp elsewhere.) The first column is therefore not recomputed from the
+//!   row sums; the row sums hold to a few ulps.
+//! - The source stores the error weights `btilde = b - bhat`; `b_embedded` here is `bhat`
+//!   itself, which the order-8 conditions in the tests confirm (and `b - bhat == btilde`
+//!   holds exactly in the rationals).
+// More digits than `f64` holds, on purpose (they are correctly rounded when parsed).
+#![allow(clippy::excessive_precision)]
+
+use super::tableau::{Tableau, row};
+
+/// Verner's most efficient 9(8), 16 stages: propagates order 9, error estimate of order 8.
+pub const VERN9: Tableau<16> = Tableau {
+    name: "Verner 9(8) efficient",
+    c: [
+        0.0,
+        1731.0 / 50000.0,
+        0.097024350638780445948,
+        0.14553652595817066892,
+        561.0 / 1000.0,
+        0.22900791159048501267,
+        0.54499208840951498733,
+        129.0 / 200.0,
+        387.0 / 800.0,
+        6757.0 / 100000.0,
+        1.0 / 4.0,
+        0.65906506187309985494,
+        4103.0 / 5000.0,
+        2253.0 / 2500.0,
+        1.0,
+        1.0,
+    ],
+    a: [
+        row(&[]),
+        row(&[1731.0 / 50000.0]),
+        row(&[-0.038933543885728732702, 0.13595789452450917865]),
+        row(&[0.036384131489542667231, 0.0, 0.10915239446862800169]),
+        row(&[
+            2.0257639143939696368,
+            0.0,
+            -7.6380238364962920204,
+            6.1732599221023223836,
+        ]),
+        row(&[
+            0.051122755894060608728,
+            0.0,
+            0.0,
+            0.17708237945550215379,
+            0.00080277624092225014536,
+        ]),
+        row(&[
+            0.13160063579752162793,
+            0.0,
+            0.0,
+            -0.29572762526696364177,
+            0.087813780356429523742,
+            0.62130529752252747743,
+        ]),
+        row(&[
+            43.0 / 600.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.33055335789153194093,
+            0.24277997544180139241,
+        ]),
+        row(&[
+            7353.0 / 102400.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.32943802832281771607,
+            0.11651900292718228393,
+            -3483.0 / 102400.0,
+        ]),
+        row(&[
+            0.048367576463406469866,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.039289899256761639743,
+            0.10547409458903446083,
+            -0.021438652846483126660,
+            -0.10412291746271944378,
+        ]),
+        row(&[
+            -0.026645614872014786353,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1.0 / 30.0,
+            -0.16310722448724672392,
+            0.033960816841277611995,
+            0.15723194138146260971,
+            0.21522674780318795523,
+        ]),
+        row(&[
+            0.036890092487086223348,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -0.14651815767255429287,
+            0.22425777681720243453,
+            0.022944057170660726371,
+            -0.0035850052905728761357,
+            0.086692233164443855069,
+            0.43838406519683378462,
+        ]),
+        row(&[
+            -0.48660122151133408467,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -6.3046026502828529907,
+            -0.28124561828947256478,
+            -2.6790192362198490577,
+            0.51881566392415751157,
+            1.3653531876033417107,
+            5.8850910885039465857,
+            2.8028087862720628898,
+        ]),
+        row(&[
+            0.41853674577534714415,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            6.7245475819064593631,
+            -0.42544428016461179061,
+            3.3432791530012655778,
+            0.61708166311753775953,
+            -0.92996612393993283394,
+            -6.0999488047510107225,
+            -3.0022061878893990448,
+            0.25532025294434454723,
+        ]),
+        row(&[
+            -0.77937408612288466464,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            -13.937342538107776788,
+            1.2520488533793573209,
+            -14.691500408016868782,
+            -0.49470505853314168566,
+            2.2429749091462366579,
+            13.367893803828643758,
+            14.396650486650686445,
+            -0.79758133317768003791,
+            0.44093537095342777588,
+        ]),
+        row(&[
+            2.0580513374668864422,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            22.357937727968032955,
+            0.90949810997556332745,
+            35.891100982402641047,
+            -3.4425150276244534380,
+            -4.8654813580363688266,
+            -18.909803813543426257,
+            -34.263544480304517829,
+            1.2647565216956425788,
+        ]),
+    ],
+    b: [
+        0.014611976858423152521,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -0.39152118623313390894,
+        0.23109325002895064159,
+        0.12747667699928523826,
+        0.22464341762041577316,
+        0.56843526897485129327,
+        0.058258715572158272008,
+        0.13643174034822156416,
+        0.030570139830827973977,
+        0.0,
+    ],
+    b_embedded: [
+        0.019969965148867730855,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        2.1914993049493300545,
+        0.088570718482084380308,
+        0.11405602348659656225,
+        0.25331638053451070656,
+        -2.0565643862409410112,
+        0.34080967990131199352,
+        0.0,
+        0.0,
+        0.048342313738239583144,
+    ],
+    order: 9,
+    embedded_order: 8,
+};

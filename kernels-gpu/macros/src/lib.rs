@@ -21,6 +21,7 @@
 
 mod checks;
 mod contract;
+mod debug;
 mod events;
 mod generate;
 pub(crate) mod helper;

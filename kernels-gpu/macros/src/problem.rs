@@ -25,53 +25,114 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Ident, ItemFn, Lit, Meta, Pat, ReturnType, Token, Type};
 
-/// The methods a problem can name.
+/// A problem's method family: what the kernel's planes are and which hawk step it calls.
 #[derive(Clone, Copy, PartialEq)]
-enum Method {
-    /// Classic RK4 at a fixed `dt`.
-    Rk4,
-    /// An embedded pair, adaptive: the tableau's path in `hawk::methods`.
-    Adaptive(&'static str),
-    /// A Rosenbrock method, adaptive, with the Jacobian by dual numbers: `None` for
-    /// Rosenbrock23, else the tableau's path in `hawk::methods::rosenbrock`.
-    Stiff(Option<&'static str>),
+enum Family {
+    /// A `hawk::methods::FixedMethod` at a fixed `dt` (params `dt`, `t_end`).
+    Fixed,
+    /// A `hawk::methods::AdaptiveMethod` with a controller (params `t_end`, `rtol`,
+    /// `atol`; planes `h`, `accepted`, `rejected`).
+    Adaptive,
     /// A fixed-step method for an Itô SDE with diagonal noise (`hawk::methods::sde`).
     Sde(SdeMethod),
 }
 
+/// The method a problem names: its family and the value the kernel steps with.
+struct Method {
+    family: Family,
+    /// An expression of the method's value (a path to a const), for the family's trait.
+    value: TokenStream,
+    /// The right-hand side needs its Jacobian (`hawk::methods::rosenbrock::Jacobian`): a
+    /// built-in Rosenbrock method, or any method named by a path (it may be one).
+    jacobian: bool,
+    /// A built-in Rosenbrock method (its state length is limited, checked here).
+    stiff: bool,
+}
+
+const METHOD_HELP: &str = "write `method = \"rk4\"` (fixed dt), `\"tsit5\"` (Tsitouras \
+    5(4)), `\"vern7\"`, `\"vern9\"` (Verner 7(6), 9(8)), `\"dp87\"` (Dormand-Prince 8(7)) or \
+    `\"rk78\"` (Fehlberg 7(8)); for a stiff system `\"rosenbrock23\"` (MATLAB's ode23s pair), \
+    `\"rodas4\"` (Hairer and Wanner's order 4) or `\"rodas5p\"` (Steinebach's order 5); the \
+    adaptive ones take rtol, atol and t_end; for an SDE `\"euler_maruyama\"`, `\"milstein\"` \
+    or `\"sra1\"` with `diffusion = <helper>`. A method is also a value: `method = \
+    hawk::methods::TSIT5` or your own `Tableau` const (adaptive), `method = fixed(MY_TABLEAU)` \
+    (fixed dt)";
+
 impl Method {
-    fn parse(lit: &syn::LitStr) -> syn::Result<Method> {
-        Ok(match lit.value().as_str() {
-            "rk4" => Method::Rk4,
-            "tsit5" => Method::Adaptive("TSIT5"),
-            "dp87" => Method::Adaptive("DORMAND_PRINCE87"),
-            "rk78" => Method::Adaptive("FEHLBERG78"),
-            "rosenbrock23" => Method::Stiff(None),
-            "rodas4" => Method::Stiff(Some("RODAS4")),
-            "rodas5p" => Method::Stiff(Some("RODAS5P")),
+    /// The short names: sugar for the library's values.
+    fn named(lit: &syn::LitStr, hawk: &syn::Path) -> syn::Result<Method> {
+        let m = quote!(#hawk::methods);
+        let r = quote!(#hawk::methods::rosenbrock);
+        let (family, value, stiff) = match lit.value().as_str() {
+            "rk4" => (Family::Fixed, quote!(#m::RK4), false),
+            "tsit5" => (Family::Adaptive, quote!(#m::TSIT5), false),
+            "vern7" => (Family::Adaptive, quote!(#m::VERN7), false),
+            "vern9" => (Family::Adaptive, quote!(#m::VERN9), false),
+            "dp87" => (Family::Adaptive, quote!(#m::DORMAND_PRINCE87), false),
+            "rk78" => (Family::Adaptive, quote!(#m::FEHLBERG78), false),
+            "rosenbrock23" => (Family::Adaptive, quote!(#r::ROSENBROCK23), true),
+            "rodas4" => (Family::Adaptive, quote!(#r::RODAS4), true),
+            "rodas5p" => (Family::Adaptive, quote!(#r::RODAS5P), true),
             other => match SdeMethod::named(other) {
-                Some(m) => Method::Sde(m),
+                Some(sde) => (Family::Sde(sde), quote!(), false),
                 None => {
                     return Err(syn::Error::new(
                         lit.span(),
-                        "unknown method: write `method = \"rk4\"` (fixed dt), `\"tsit5\"` \
-                         (Tsitouras 5(4)), `\"dp87\"` (Dormand-Prince 8(7)) or `\"rk78\"` \
-                         (Fehlberg 7(8)); for a stiff system `\"rosenbrock23\"` (MATLAB's \
-                         ode23s pair) , `\"rodas4\"` (Hairer and Wanner's order 4) or `\"rodas5p\"` (Steinebach's order 5); the adaptive ones take rtol, atol and t_end; for an \
-                         SDE `\"euler_maruyama\"`, `\"milstein\"` or `\"sra1\"` with \
-                         `diffusion = <helper>`",
+                        format!("unknown method: {METHOD_HELP}"),
                     ));
                 }
             },
+        };
+        Ok(Method {
+            family,
+            value,
+            jacobian: stiff,
+            stiff,
         })
+    }
+
+    /// `method = "name"`, `method = path::TO_VALUE` (adaptive) or `method = fixed(VALUE)`.
+    fn parse(value: &Expr, hawk: &syn::Path) -> syn::Result<Method> {
+        // A value passed through `macro_rules!` (`method = $m`) arrives in a group.
+        let mut value = value;
+        while let Expr::Group(g) = value {
+            value = &g.expr;
+        }
+        match value {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Method::named(s, hawk),
+            Expr::Path(p) => Ok(Method {
+                family: Family::Adaptive,
+                value: quote!(#p),
+                jacobian: true,
+                stiff: false,
+            }),
+            Expr::Call(c)
+                if matches!(&*c.func, Expr::Path(f) if f.path.is_ident("fixed"))
+                    && c.args.len() == 1 =>
+            {
+                let v = &c.args[0];
+                Ok(Method {
+                    family: Family::Fixed,
+                    value: quote!(#v),
+                    jacobian: false,
+                    stiff: false,
+                })
+            }
+            other => Err(syn::Error::new(other.span(), METHOD_HELP)),
+        }
     }
 }
 
 /// Expands `#[problem(attr)]` on `item`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
-    // `method` is the problem's; every other setting goes to `#[kernel]` as written.
+    // `method`, `controller` and `debug` are the problem's; every other setting goes to
+    // `#[kernel]` as written.
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(attr.clone())?;
     let mut method = None;
+    let mut controller = None;
+    let mut debug = false;
     let mut passed = Vec::new();
     let mut ev = Events::default();
     let mut sde = Sde::default();
@@ -81,20 +142,23 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
         if m.path().is_ident("method") {
             let Meta::NameValue(nv) = &m else {
-                return Err(syn::Error::new(m.span(), "write `method = \"tsit5\"`"));
+                return Err(syn::Error::new(m.span(), METHOD_HELP));
             };
-            // A literal passed through `macro_rules!` (`method = $m`) arrives in a group.
-            let mut value = &nv.value;
-            while let Expr::Group(g) = value {
-                value = &g.expr;
+            method = Some(nv.value.clone());
+        } else if m.path().is_ident("controller") {
+            let Meta::NameValue(nv) = &m else {
+                return Err(syn::Error::new(
+                    m.span(),
+                    "write `controller = <value>`: a `hawk::methods::StepControl` or \
+                     `PiControl` const, or any `hawk::methods::Controller`",
+                ));
+            };
+            controller = Some(nv.value.clone());
+        } else if m.path().is_ident("debug") {
+            if !matches!(m, Meta::Path(_)) {
+                return Err(syn::Error::new(m.span(), "write `debug` alone"));
             }
-            let Expr::Lit(l) = value else {
-                return Err(syn::Error::new(nv.value.span(), "expected a string"));
-            };
-            let Lit::Str(s) = &l.lit else {
-                return Err(syn::Error::new(l.span(), "expected a string"));
-            };
-            method = Some(Method::parse(s)?);
+            debug = true;
         } else if m.path().is_ident("time") {
             return Err(syn::Error::new(
                 m.span(),
@@ -104,37 +168,45 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             passed.push(m);
         }
     }
+    // The settings `#[kernel]` reads (`crate`, `real`), for the paths and types below.
+    let settings_probe = parse::parse(quote!(#(#passed),*), probe_kernel())?.settings;
+    let (hawk, real) = (&settings_probe.krate, &settings_probe.real);
     let method = method.ok_or_else(|| {
         syn::Error::new(
             Span::call_site(),
             "a problem needs a method: `#[problem(method = \"tsit5\")]` (or \"rk4\", \"dp87\", \
-             \"rk78\")",
+             \"rk78\", or a method's value)",
         )
     })?;
+    let method = Method::parse(&method, hawk)?;
     let f: ItemFn = syn::parse2(item)?;
     let rhs = Rhs::parse(&f)?;
     ev.check()?;
-    let sde_method = match method {
-        Method::Sde(m) => Some(m),
+    let sde_method = match method.family {
+        Family::Sde(m) => Some(m),
         _ => None,
     };
     sde.check(sde_method, ev.rich())?;
-    // The settings `#[kernel]` reads (`crate`, `real`), for the paths and types below.
-    let settings_probe = parse::parse(quote!(#(#passed),*), probe_kernel())?.settings;
-    let (hawk, real) = (&settings_probe.krate, &settings_probe.real);
+    if let (Some(c), false) = (&controller, method.family == Family::Adaptive) {
+        return Err(syn::Error::new(
+            c.span(),
+            "a controller sets an adaptive method's steps: this problem's method has a fixed \
+             step (`dt`)",
+        ));
+    }
 
     let name = &f.sig.ident;
     let rhs_name = format_ident!("{}_rhs", name);
     let (y, n, time) = (&rhs.state, &rhs.len, &rhs.time_plane);
     let vis = &f.vis;
     let attrs = &f.attrs;
-    // `contract`: the right-hand side's multiply-adds fused, and RK4's stage updates.
+    // `contract`: the right-hand side's multiply-adds fused, and a fixed method's updates.
     let mut body = f.block.clone();
-    let rk4 = if settings_probe.contract {
+    let fixed_step = if settings_probe.contract {
         crate::contract::Contract::new(hawk).visit_block_mut(&mut body);
-        quote!(rk4_step_fma)
+        quote!(step_fused)
     } else {
-        quote!(rk4_step)
+        quote!(step)
     };
 
     // The right-hand side, generic over the lane like a kernel's function.
@@ -194,22 +266,26 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     for (ty, local, func) in sde.helpers() {
         rhs_struct.extend(caller(&ty, &local, quote!(#func)));
     }
-    if let Method::Stiff(_) = method {
-        if ev.any() || ev.rich() {
-            return Err(syn::Error::new(
-                Span::call_site(),
-                "events and stops are not supported with a Rosenbrock method yet: use an \
-                 explicit method (\"tsit5\", \"dp87\", \"rk78\") for a problem with events",
-            ));
-        }
+    if method.stiff {
         check_stiff_len(n)?;
+    }
+    if method.jacobian {
         rhs_struct.extend(jacobian_impl(hawk, real, &rhs, &rhs_name));
     }
     let input_names: Vec<Ident> = rhs.extras.iter().map(|a| a.name.clone()).collect();
-    let ev_code = ev.code(hawk, y, n, time, &input_names);
-    let (ev_params, ev_flags, ev_planes) = (&ev_code.params, &ev_code.flags, &ev_code.planes);
-    let kernel_item = match method {
-        Method::Sde(m) => {
+    let ev_code = ev.rich().then(|| ev.code(hawk, y, n, time, &input_names));
+    let (ev_params, ev_flags, ev_planes, pre) = match &ev_code {
+        Some(c) => (&c.params, &c.flags, &c.planes, &c.pre),
+        None => (
+            &TokenStream::new(),
+            &TokenStream::new(),
+            &TokenStream::new(),
+            &TokenStream::new(),
+        ),
+    };
+    let value = &method.value;
+    let kernel_item = match method.family {
+        Family::Sde(m) => {
             let step = sde.step(hawk, m, n);
             quote! {
                 #(#attrs)*
@@ -242,8 +318,37 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 }
             }
         }
-        Method::Rk4 if ev.rich() => {
-            let (pre, tail) = (&ev_code.pre, &ev_code.tail);
+        Family::Fixed => {
+            let fixed = quote!(#hawk::methods::FixedMethod::#fixed_step);
+            // Without events or stops: one step of `dt`; with them, the step lands on the
+            // next stop or `t_end` exactly (events move the grid), as an adaptive step
+            // lands on a save time, and the events are located inside it.
+            let (advance, terminated) = match &ev_code {
+                None => (
+                    quote! {
+                        *#y = #fixed(&#value, &__f, __t0, &__y0, dt);
+                        *#time += dt;
+                    },
+                    quote!(#time.simd_ge(t_end - dt * Scalar::splat(0.5))),
+                ),
+                Some(c) => {
+                    let tail = &c.tail;
+                    (
+                        quote! {
+                            let #hawk::methods::StepLength { step: __h, t_new: __t1, last: __last, .. } =
+                                #hawk::methods::step_length(__t0, dt, t_end, __next_stop);
+                            let __y1 = #hawk::methods::events::with_step(__last, dt, __h, |__h| {
+                                #fixed(&#value, &__f, __t0, &__y0, __h)
+                            });
+                            let __active = <<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(true);
+                            let __step = |__tau: Scalar| #fixed(&#value, &__f, __t0, &__y0, __tau);
+                            #tail
+                            *failed = __ev_fail;
+                        },
+                        quote!(#time.simd_ge(t_end) | __ev_stop),
+                    )
+                }
+            };
             quote! {
                 #(#attrs)*
                 #vis fn #name(
@@ -261,42 +366,61 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     let __t0 = *#time;
                     let __y0 = *#y;
                     #pre
-                    // The step lands on the next stop or `t_end` exactly (events move the
-                    // grid), as an adaptive step lands on a save time.
-                    let #hawk::methods::StepLength { step: __h, t_new: __t1, last: __last, .. } =
-                        #hawk::methods::step_length(__t0, dt, t_end, __next_stop);
-                    let __y1 = #hawk::methods::events::with_step(__last, dt, __h, |__h| {
-                        #hawk::methods::#rk4(&__f, __t0, &__y0, __h)
-                    });
-                    let __active = <<Scalar as #hawk::Lane>::Mask as #hawk::Mask>::splat(true);
-                    let __step = |__tau: Scalar| #hawk::methods::#rk4(&__f, __t0, &__y0, __tau);
-                    #tail
-                    *terminated = #time.simd_ge(t_end) | __ev_stop;
-                    *failed = __ev_fail;
+                    #advance
+                    *terminated = #terminated;
                 }
             }
         }
-        Method::Rk4 => quote! {
-            #(#attrs)*
-            #vis fn #name(
-                #(#extras_sig,)*
-                dt: Param,
-                t_end: Param,
-                terminated: &mut Terminated,
-                #y: &mut [Scalar; #n],
-                #time: &mut Scalar,
-            ) {
-                #rhs_struct
-                *#y = #hawk::methods::#rk4(&__f, *#time, #y, dt);
-                *#time += dt;
-                *terminated = #time.simd_ge(t_end - dt * Scalar::splat(0.5));
-            }
-        },
-        Method::Adaptive(tableau) if ev.rich() => {
-            let attempt =
-                adaptive_attempt(hawk, method, quote!(__t0), quote!(__y0), quote!(__target));
-            let tableau = Ident::new(tableau, Span::call_site());
-            let (pre, tail) = (&ev_code.pre, &ev_code.tail);
+        Family::Adaptive => {
+            // The controller, and its memory plane `err_prev` where one is named.
+            let (ctl, memory_plane, step_call, memory_arg) = match &controller {
+                Some(c) => (
+                    quote!(#c),
+                    quote!(err_prev: &mut Scalar,),
+                    quote!(#hawk::methods::adaptive_step_with),
+                    quote!(, err_prev),
+                ),
+                None => (
+                    quote!(#hawk::methods::StepControl::DEFAULT),
+                    quote!(),
+                    quote!(#hawk::methods::adaptive_step_to),
+                    quote!(),
+                ),
+            };
+            // Steps land on save times, and with events or stops on stop times too.
+            let target = match &ev_code {
+                None => quote!(next_save),
+                Some(_) => quote!(next_save.min(__next_stop)),
+            };
+            let (conclude, terminated, ev_fail) = match &ev_code {
+                None => (
+                    quote! {
+                        *#y = __s.y;
+                        *#time = __s.t;
+                    },
+                    quote!(__out.terminated),
+                    quote!(),
+                ),
+                Some(c) => {
+                    let tail = &c.tail;
+                    (
+                        quote! {
+                            let __h = #hawk::methods::step_length(__t0, *h, t_end, __target).step;
+                            let (__t1, __y1, __active) = (__s.t, __s.y, __out.accepted);
+                            // The continuous extension: a step of the same method from the
+                            // step's start.
+                            let __step = |__tau: Scalar| {
+                                #hawk::methods::AdaptiveMethod::attempt(
+                                    &#value, &__f, __t0, &__y0, __tau, __t0 + __tau,
+                                ).y
+                            };
+                            #tail
+                        },
+                        quote!(#time.simd_ge(t_end) | __ev_stop),
+                        quote!(| __ev_fail),
+                    )
+                }
+            };
             quote! {
                 #(#attrs)*
                 #vis fn #name(
@@ -312,6 +436,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     h: &mut Scalar,
                     accepted: &mut Scalar,
                     rejected: &mut Scalar,
+                    #memory_plane
                     #ev_planes
                     next_save: NextSave,
                 ) {
@@ -319,62 +444,40 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     let __t0 = *#time;
                     let __y0 = *#y;
                     #pre
-                    // Steps land on save times and stop times alike.
-                    let __target = next_save.min(__next_stop);
-                    let __h = #hawk::methods::step_length(__t0, *h, t_end, __target).step;
-                    #attempt
-                    let (__t1, __y1, __active) = (__s.t, __s.y, __out.accepted);
-                    let __step = |__tau: Scalar| {
-                        #hawk::methods::embedded_step(&__f, &#hawk::methods::#tableau, __t0, &__y0, __tau).y
+                    let __target = #target;
+                    let mut __s = #hawk::methods::AdaptiveState {
+                        t: __t0,
+                        y: __y0,
+                        h: *h,
+                        accepted: *accepted,
+                        rejected: *rejected,
                     };
-                    #tail
+                    let __out = #step_call(
+                        &__f,
+                        &#value,
+                        &mut __s,
+                        &#hawk::methods::Settings { rtol, atol, t_end },
+                        &#ctl,
+                        __target
+                        #memory_arg
+                    );
+                    #conclude
                     *h = __s.h;
                     *accepted = __s.accepted;
                     *rejected = __s.rejected;
-                    *terminated = #time.simd_ge(t_end) | __ev_stop;
-                    *failed = __out.collapsed | __ev_fail;
-                }
-            }
-        }
-        Method::Adaptive(_) | Method::Stiff(_) => {
-            let attempt =
-                adaptive_attempt(hawk, method, quote!(*#time), quote!(*#y), quote!(next_save));
-            quote! {
-                #(#attrs)*
-                #vis fn #name(
-                    #(#extras_sig,)*
-                    t_end: Param,
-                    rtol: Param,
-                    atol: Param,
-                    terminated: &mut Terminated,
-                    failed: &mut Failed,
-                    #y: &mut [Scalar; #n],
-                    #time: &mut Scalar,
-                    h: &mut Scalar,
-                    accepted: &mut Scalar,
-                    rejected: &mut Scalar,
-                    next_save: NextSave,
-                ) {
-                    #rhs_struct
-                    #attempt
-                    *#y = __s.y;
-                    *#time = __s.t;
-                    *h = __s.h;
-                    *accepted = __s.accepted;
-                    *rejected = __s.rejected;
-                    *terminated = __out.terminated;
-                    *failed = __out.collapsed | __out.singular;
+                    *terminated = #terminated;
+                    *failed = __out.collapsed | __out.singular #ev_fail;
                 }
             }
         }
     };
     let mut kernel_attr = passed.clone();
     kernel_attr.push(syn::parse_quote!(time = #time));
-    let positive = match method {
-        Method::Rk4 | Method::Sde(_) => quote!(dt),
-        Method::Adaptive(_) | Method::Stiff(_) => quote!(rtol),
+    let positive = match method.family {
+        Family::Fixed | Family::Sde(_) => quote!(dt),
+        Family::Adaptive => quote!(rtol),
     };
-    if let Method::Sde(_) = method {
+    if let Family::Sde(_) = method.family {
         kernel_attr.push(syn::parse_quote!(positive = [dt]));
         kernel_attr.push(syn::parse_quote!(counters = [seed, path, step]));
     } else if ev.any() {
@@ -390,58 +493,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     def.helper_ids.extend(sde.helper_ids());
     let mut out = rhs_fn;
     out.extend(generate::generate(&def));
-    Ok(out)
-}
-
-/// One attempted adaptive step of `method` (an embedded pair or a Rosenbrock method) from
-/// time `t` and state `y`, landing on `target`: `__s` (the state after it) and `__out` (its
-/// outcome), from the kernel's `h`, `accepted` and `rejected` planes and its `rtol`, `atol`
-/// and `t_end` params.
-fn adaptive_attempt(
-    hawk: &syn::Path,
-    method: Method,
-    t: TokenStream,
-    y: TokenStream,
-    target: TokenStream,
-) -> TokenStream {
-    let (step, tableau) = match method {
-        Method::Adaptive(tab) => {
-            let tab = Ident::new(tab, Span::call_site());
-            (
-                quote!(#hawk::methods::adaptive_step_to),
-                quote!(&#hawk::methods::#tab,),
-            )
-        }
-        Method::Stiff(None) => (
-            quote!(#hawk::methods::rosenbrock::rosenbrock23_step_to),
-            quote!(),
-        ),
-        Method::Stiff(Some(tab)) => {
-            let tab = Ident::new(tab, Span::call_site());
-            (
-                quote!(#hawk::methods::rosenbrock::rosenbrock_step_to),
-                quote!(&#hawk::methods::rosenbrock::#tab,),
-            )
-        }
-        Method::Rk4 | Method::Sde(_) => unreachable!("not an adaptive method"),
-    };
-    quote! {
-        let mut __s = #hawk::methods::AdaptiveState {
-            t: #t,
-            y: #y,
-            h: *h,
-            accepted: *accepted,
-            rejected: *rejected,
-        };
-        let __out = #step(
-            &__f,
-            #tableau
-            &mut __s,
-            &#hawk::methods::Settings { rtol, atol, t_end },
-            &#hawk::methods::StepControl::DEFAULT,
-            #target,
-        );
+    if debug {
+        crate::debug::print(&format!("#[problem] {name}"), &out);
     }
+    Ok(out)
 }
 
 /// The Rosenbrock methods' limit on the state's length (`hawk::linalg::MAX_DIM`), checked

@@ -54,6 +54,8 @@ pub struct Sde {
     diffusion: Option<Path>,
     derivative: Option<Derivative>,
     span: Option<Span>,
+    /// Where `derivative = ..` was written, for the error that refuses it.
+    derivative_span: Option<Span>,
 }
 
 impl Sde {
@@ -73,6 +75,9 @@ impl Sde {
             ));
         };
         self.span.get_or_insert(m.span());
+        if key == "derivative" {
+            self.derivative_span = Some(m.span());
+        }
         let value: &Expr = &nv.value;
         if key == "diffusion" {
             self.diffusion = Some(path_of(value).ok_or_else(|| {
@@ -126,7 +131,7 @@ impl Sde {
             )),
             Some(SdeMethod::EulerMaruyama | SdeMethod::Sra1) if self.derivative.is_some() => {
                 Err(syn::Error::new(
-                    span,
+                    self.derivative_span.unwrap_or(span),
                     "`derivative` is Milstein's: this method does not use it",
                 ))
             }

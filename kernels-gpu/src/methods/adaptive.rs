@@ -1,44 +1,10 @@
-//! One attempted adaptive step per call, per sample, with an embedded pair.
+//! One attempted adaptive step per call, per sample, with any [`AdaptiveMethod`] and any
+//! [`Controller`].
 
-use super::tableau::{Tableau, embedded_step};
-use super::{Rhs, lc};
+use super::control::Controller;
+use super::lc;
+use super::method::AdaptiveMethod;
 use crate::lane::{Lane, Mask};
-
-/// Step-size controller constants, shared by all samples (plain `f64`, converted per use).
-///
-/// The new step is `h * clamp(safety * norm^(-1/(q+1)), fac_min, fac_max)`, where `norm` is
-/// the scaled RMS error of the attempted step and `q` the lower order of the pair
-/// ([`Tableau::error_order`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepControl {
-    /// Safety factor applied to the optimal step (default `0.9`).
-    pub safety: f64,
-    /// Smallest factor a step may shrink by in one attempt (default `0.2`). Also the factor
-    /// used when the error norm is NaN (non-finite stages).
-    pub fac_min: f64,
-    /// Largest factor a step may grow by in one attempt (default `5.0`).
-    pub fac_max: f64,
-    /// Relative step floor: a sample whose next `h` falls below
-    /// `h_floor_rel * max(|t|, 1)` is reported as collapsed (default `1e-14`, meant for
-    /// `f64`; use about `1e-6` with `f32` lanes).
-    pub h_floor_rel: f64,
-}
-
-impl StepControl {
-    /// The documented defaults: safety 0.9, factors in `[0.2, 5.0]`, floor `1e-14`.
-    pub const DEFAULT: StepControl = StepControl {
-        safety: 0.9,
-        fac_min: 0.2,
-        fac_max: 5.0,
-        h_floor_rel: 1e-14,
-    };
-}
-
-impl Default for StepControl {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
 
 /// Per-sample settings of an adaptive integration, as lane values (they may differ between
 /// the samples of a group).
@@ -103,22 +69,6 @@ pub struct StepOutcome<M> {
     pub singular: M,
 }
 
-/// `x^(-1/m)`. For `m` a power of two (Fehlberg 7(8): `m = 8`) this is `1 / sqrt(...sqrt(x))`,
-/// which vectorizes (a per-lane `powf` is a scalar libm call per lane); otherwise `powf`.
-/// The two differ from each other by an ulp or so, never between lane types.
-#[inline(always)]
-fn inv_root<L: Lane>(x: L, m: u32) -> L {
-    if m.is_power_of_two() {
-        let mut r = x;
-        for _ in 0..m.trailing_zeros() {
-            r = r.sqrt();
-        }
-        lc::<L>(1.0) / r
-    } else {
-        x.powf(lc::<L>(-1.0 / m as f64))
-    }
-}
-
 /// The step [`adaptive_step_to`] attempts from `t` with proposed step `h`, per lane.
 #[derive(Clone, Copy, Debug)]
 pub struct StepLength<L: Lane> {
@@ -158,35 +108,38 @@ pub fn step_length<L: Lane>(t: L, h: L, t_end: L, next_save: L) -> StepLength<L>
 /// 1. The step is clipped to land on `t_end`: where `h >= t_end - t`, the step is
 ///    `t_end - t` and the new time is `t_end` itself (not `t + (t_end - t)`, which may round
 ///    to a neighbour), else the step is `h` and the new time `t + h`.
-/// 2. The pair `tab` is applied once ([`embedded_step`]), propagating `b`.
+/// 2. The method is applied once ([`AdaptiveMethod::attempt`]; for a
+///    [`Tableau`](super::Tableau), [`embedded_step`](super::embedded_step), propagating `b`).
 /// 3. The error norm is the RMS over components of
 ///    `err_i / (atol + rtol * max(|y_i|, |y_new_i|))` (Hairer's scaling with the larger of
 ///    the old and new magnitudes).
 /// 4. The step is accepted where `norm <= 1` and every component of the new state is
 ///    finite; then `t`, `y` take their new values and `accepted` grows by one, otherwise
 ///    `rejected` grows by one.
-/// 5. Accepted or not, `h` becomes `step * clamp(safety * norm^(-1/(q+1)), fac_min,
-///    fac_max)`, with `q` = [`Tableau::error_order`] (the root by repeated `sqrt` when
-///    `q + 1` is a power of two, see `inv_root`). A zero norm gives `fac_max`, a NaN
-///    norm `fac_min` (the clamp uses IEEE min/max, which drop a NaN operand). After a clipped
-///    final step the stored `h` is based on that shorter step; it is not used again.
+/// 5. Accepted or not, `h` becomes `step * factor`, the controller's factor
+///    ([`Controller::factor`]); with [`StepControl`](super::StepControl) that is
+///    `clamp(safety * norm^(-1/(q+1)), fac_min, fac_max)`, with `q` =
+///    [`AdaptiveMethod::error_order`] (the root by repeated `sqrt` when `q + 1` is a power
+///    of two). A zero norm gives `fac_max`, a NaN norm `fac_min` (the clamp uses IEEE
+///    min/max, which drop a NaN operand). After a clipped final step the stored `h` is
+///    based on that shorter step; it is not used again.
 ///
 /// Samples with `t >= t_end` (or a NaN `t`) are not changed at all: every field is selected
 /// back lane by lane. The right-hand side is still evaluated on their lanes (results
 /// discarded), so it must not panic on any input.
 ///
-/// No step stretching to avoid a tiny final step, no first-same-as-last reuse and no
-/// step-size memory (PI control): the whole state is the fields of [`AdaptiveState`].
+/// No step stretching to avoid a tiny final step and no first-same-as-last reuse; a
+/// controller with memory (PI control) keeps it in [`adaptive_step_with`]'s `memory`.
 #[inline(always)]
-pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
+pub fn adaptive_step<L: Lane, F, M: AdaptiveMethod<L, N, F>, C: Controller, const N: usize>(
     f: &F,
-    tab: &Tableau<S>,
+    method: &M,
     state: &mut AdaptiveState<L, N>,
     settings: &Settings<L>,
-    ctl: &StepControl,
+    ctl: &C,
 ) -> StepOutcome<L::Mask> {
     let none = L::splat(<L::Elem as crate::lane::Real>::from_f64(f64::INFINITY));
-    adaptive_step_to(f, tab, state, settings, ctl, none)
+    adaptive_step_to(f, method, state, settings, ctl, none)
 }
 
 /// [`adaptive_step`] that also lands exactly on `next_save`, each lane's next save time
@@ -206,46 +159,52 @@ pub fn adaptive_step<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
 /// integration itself (time exactly the save time, the method's full accuracy, the same bits
 /// on every team and lane width), at the cost of one shorter step per save time.
 #[inline(always)]
-pub fn adaptive_step_to<L: Lane, F: Rhs<L, N>, const N: usize, const S: usize>(
+pub fn adaptive_step_to<L: Lane, F, M: AdaptiveMethod<L, N, F>, C: Controller, const N: usize>(
     f: &F,
-    tab: &Tableau<S>,
+    method: &M,
     state: &mut AdaptiveState<L, N>,
     settings: &Settings<L>,
-    ctl: &StepControl,
+    ctl: &C,
     next_save: L,
 ) -> StepOutcome<L::Mask> {
-    let len = step_length(state.t, state.h, settings.t_end, next_save);
-    let s = embedded_step(f, tab, state.t, &state.y, len.step);
-    let none = L::Mask::splat(false);
-    conclude(
-        state,
-        settings,
-        ctl,
-        &len,
-        &s.y,
-        &s.err,
-        tab.error_order(),
-        none,
-    )
+    let mut memory = lc::<L>(0.0);
+    adaptive_step_with(f, method, state, settings, ctl, next_save, &mut memory)
 }
 
-/// The second half of an adaptive attempt, shared by the embedded pairs and the Rosenbrock
-/// methods: from the attempted step's new state `y_new` and error estimate `err`, steps 3
-/// to 5 of [`adaptive_step`] (norm, accept or reject, the next `h`, the counters) with
-/// `error_order` as `q`. Lanes in `singular` (the step's linear system could not be
-/// solved) are rejected and reported as such.
-#[allow(clippy::too_many_arguments)]
+/// [`adaptive_step_to`] with the controller's memory (one lane value per sample, kept by
+/// the caller between steps, zero at the start; [`PiControl`](super::PiControl) keeps the
+/// last accepted norm there). With a controller without memory, the same bits as
+/// [`adaptive_step_to`].
 #[inline(always)]
-pub(crate) fn conclude<L: Lane, const N: usize>(
+pub fn adaptive_step_with<L: Lane, F, M: AdaptiveMethod<L, N, F>, C: Controller, const N: usize>(
+    f: &F,
+    method: &M,
     state: &mut AdaptiveState<L, N>,
     settings: &Settings<L>,
-    ctl: &StepControl,
-    len: &StepLength<L>,
-    y_new: &[L; N],
-    err: &[L; N],
-    error_order: u32,
-    singular: L::Mask,
+    ctl: &C,
+    next_save: L,
+    memory: &mut L,
 ) -> StepOutcome<L::Mask> {
+    let len = step_length(state.t, state.h, settings.t_end, next_save);
+    let s = method.attempt(f, state.t, &state.y, len.step, len.t_new);
+    conclude(state, settings, ctl, &len, &s, method.error_order(), memory)
+}
+
+/// The second half of an adaptive attempt, for every method: from the attempt's new state
+/// and error estimate, steps 3 to 5 of [`adaptive_step`] (norm, accept or reject, the next
+/// `h`, the counters) with `error_order` as `q`. Lanes whose attempt is `singular` (the
+/// step's linear system could not be solved) are rejected and reported as such.
+#[inline(always)]
+fn conclude<L: Lane, C: Controller, const N: usize>(
+    state: &mut AdaptiveState<L, N>,
+    settings: &Settings<L>,
+    ctl: &C,
+    len: &StepLength<L>,
+    attempt: &super::method::Attempt<L, N>,
+    error_order: u32,
+    memory: &mut L,
+) -> StepOutcome<L::Mask> {
+    let (y_new, err, singular) = (&attempt.y, &attempt.err, attempt.singular);
     let (t, y, h) = (state.t, state.y, state.h);
     let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
     let active = t.simd_lt(settings.t_end);
@@ -270,9 +229,8 @@ pub(crate) fn conclude<L: Lane, const N: usize>(
     let accept = active & ok;
     let reject = active & !ok;
 
-    let factor = (lc::<L>(ctl.safety) * inv_root(norm, error_order + 1))
-        .max(lc::<L>(ctl.fac_min))
-        .min(lc::<L>(ctl.fac_max));
+    // Inactive lanes keep their memory: the controller sees them as rejected.
+    let factor = ctl.factor(norm, error_order, accept, memory);
     let h_new = step * factor;
 
     state.t = L::select(accept, t_new, t);
@@ -288,7 +246,7 @@ pub(crate) fn conclude<L: Lane, const N: usize>(
     state.rejected += L::select(reject, one, zero);
 
     let terminated = state.t.simd_ge(settings.t_end);
-    let floor = lc::<L>(ctl.h_floor_rel) * state.t.abs().max(one);
+    let floor = lc::<L>(ctl.h_floor_rel()) * state.t.abs().max(one);
     let collapsed = active & !terminated & !h_new.simd_ge(floor);
     StepOutcome {
         terminated,

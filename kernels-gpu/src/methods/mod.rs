@@ -22,9 +22,11 @@
 //! ```
 
 mod adaptive;
+mod control;
 mod dormand_prince87;
 pub mod events;
 mod fehlberg78;
+mod method;
 mod rhs;
 mod rk4;
 pub mod rosenbrock;
@@ -35,11 +37,13 @@ mod verner7;
 mod verner9;
 
 pub use adaptive::{
-    AdaptiveState, Settings, StepControl, StepLength, StepOutcome, adaptive_step, adaptive_step_to,
-    step_length,
+    AdaptiveState, Settings, StepLength, StepOutcome, adaptive_step, adaptive_step_to,
+    adaptive_step_with, step_length,
 };
+pub use control::{Controller, PiControl, StepControl};
 pub use dormand_prince87::DORMAND_PRINCE87;
 pub use fehlberg78::FEHLBERG78;
+pub use method::{AdaptiveMethod, Attempt, FixedMethod, RK4, Rk4};
 pub use rhs::Rhs;
 pub use rk4::{rk4_step, rk4_step_fma};
 pub use tableau::{EmbeddedStep, Tableau, embedded_step};

@@ -76,8 +76,10 @@
 //! assert!(s.accepted < 1000.0, "{} {}", s.accepted, s.y[0] - (10.0f64.cos() + 10.0f64.sin() / 1e6));
 //! ```
 
-use super::adaptive::{conclude, step_length};
-use super::{AdaptiveState, Rhs, Settings, StepControl, StepOutcome, lc};
+use super::{
+    AdaptiveMethod, AdaptiveState, Attempt, Controller, Rhs, Settings, StepOutcome,
+    adaptive_step_to, lc,
+};
 use crate::dual::Linearization;
 use crate::lane::Lane;
 use crate::linalg::lu_factor;
@@ -352,81 +354,96 @@ pub const RODAS5P: RosenbrockTableau<8> = {
 /// matrix `I / (h gamma) - J` is singular the step is rejected and
 /// [`StepOutcome::singular`] is set.
 #[inline(always)]
-pub fn rosenbrock_step_to<L: Lane, F: Jacobian<L, N>, const N: usize, const S: usize>(
+pub fn rosenbrock_step_to<
+    L: Lane,
+    F: Jacobian<L, N>,
+    C: Controller,
+    const N: usize,
+    const S: usize,
+>(
     f: &F,
     tab: &RosenbrockTableau<S>,
     state: &mut AdaptiveState<L, N>,
     settings: &Settings<L>,
-    ctl: &StepControl,
+    ctl: &C,
     next_save: L,
 ) -> StepOutcome<L::Mask> {
-    let len = step_length(state.t, state.h, settings.t_end, next_save);
-    let (t, y, h) = (state.t, state.y, len.step);
-    let lin = f.linearize(t, &y);
-    let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
-    let ghinv = one / (h * lc::<L>(tab.gamma));
-    let inv_h = one / h;
-    let w: [[L; N]; N] = core::array::from_fn(|i| {
-        core::array::from_fn(|j| (if i == j { ghinv } else { zero }) - lin.jac[i][j])
-    });
-    let lu = lu_factor(w);
-    let mut k = [[zero; N]; S];
-    for i in 0..S {
-        let fi = if i == 0 {
-            lin.f
-        } else {
-            let yi: [L; N] = core::array::from_fn(|n| {
-                let mut v = y[n];
-                for j in 0..i {
-                    if tab.a[i][j] != 0.0 {
-                        v += lc::<L>(tab.a[i][j]) * k[j][n];
+    adaptive_step_to(f, tab, state, settings, ctl, next_save)
+}
+
+impl<L: Lane, F: Jacobian<L, N>, const N: usize, const S: usize> AdaptiveMethod<L, N, F>
+    for RosenbrockTableau<S>
+{
+    #[inline(always)]
+    fn error_order(&self) -> u32 {
+        self.error_order
+    }
+
+    #[inline(always)]
+    fn attempt(&self, f: &F, t: L, y: &[L; N], h: L, _t_new: L) -> Attempt<L, N> {
+        let tab = self;
+        let y = *y;
+        let lin = f.linearize(t, &y);
+        let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
+        let ghinv = one / (h * lc::<L>(tab.gamma));
+        let inv_h = one / h;
+        let w: [[L; N]; N] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| (if i == j { ghinv } else { zero }) - lin.jac[i][j])
+        });
+        let lu = lu_factor(w);
+        let mut k = [[zero; N]; S];
+        for i in 0..S {
+            let fi = if i == 0 {
+                lin.f
+            } else {
+                let yi: [L; N] = core::array::from_fn(|n| {
+                    let mut v = y[n];
+                    for j in 0..i {
+                        if tab.a[i][j] != 0.0 {
+                            v += lc::<L>(tab.a[i][j]) * k[j][n];
+                        }
                     }
+                    v
+                });
+                f.eval(t + lc::<L>(tab.alpha[i]) * h, &yi)
+            };
+            let hg = h * lc::<L>(tab.gamma_sum[i]);
+            let rhs: [L; N] = core::array::from_fn(|n| {
+                let mut v = fi[n];
+                for j in 0..i {
+                    v += lc::<L>(tab.c[i][j]) * inv_h * k[j][n];
+                }
+                if tab.gamma_sum[i] != 0.0 {
+                    v += hg * lin.dfdt[n];
                 }
                 v
             });
-            f.eval(t + lc::<L>(tab.alpha[i]) * h, &yi)
-        };
-        let hg = h * lc::<L>(tab.gamma_sum[i]);
-        let rhs: [L; N] = core::array::from_fn(|n| {
-            let mut v = fi[n];
-            for j in 0..i {
-                v += lc::<L>(tab.c[i][j]) * inv_h * k[j][n];
-            }
-            if tab.gamma_sum[i] != 0.0 {
-                v += hg * lin.dfdt[n];
+            k[i] = lu.solve(rhs);
+        }
+        let y1: [L; N] = core::array::from_fn(|n| {
+            let mut v = y[n];
+            for (j, kj) in k.iter().enumerate() {
+                if tab.m[j] != 0.0 {
+                    v += lc::<L>(tab.m[j]) * kj[n];
+                }
             }
             v
         });
-        k[i] = lu.solve(rhs);
+        let err: [L; N] = core::array::from_fn(|n| {
+            let mut v = zero;
+            for (j, kj) in k.iter().enumerate() {
+                if tab.e[j] != 0.0 {
+                    v += lc::<L>(tab.e[j]) * kj[n];
+                }
+            }
+            v
+        });
+        Attempt {
+            y: y1,
+            err,
+            singular: lu.singular,
+        }
     }
-    let y1: [L; N] = core::array::from_fn(|n| {
-        let mut v = y[n];
-        for (j, kj) in k.iter().enumerate() {
-            if tab.m[j] != 0.0 {
-                v += lc::<L>(tab.m[j]) * kj[n];
-            }
-        }
-        v
-    });
-    let err: [L; N] = core::array::from_fn(|n| {
-        let mut v = zero;
-        for (j, kj) in k.iter().enumerate() {
-            if tab.e[j] != 0.0 {
-                v += lc::<L>(tab.e[j]) * kj[n];
-            }
-        }
-        v
-    });
-    conclude(
-        state,
-        settings,
-        ctl,
-        &len,
-        &y1,
-        &err,
-        tab.error_order,
-        lu.singular,
-    )
 }
 
 /// `d = 1 / (2 + sqrt 2)`, the diagonal of Rosenbrock23's `W`.
@@ -437,11 +454,11 @@ const E32: f64 = 6.0 + core::f64::consts::SQRT_2;
 /// One attempted Rosenbrock23 step of every sample not done yet: [`rosenbrock23_step_to`]
 /// with no save time.
 #[inline(always)]
-pub fn rosenbrock23_step<L: Lane, F: Jacobian<L, N>, const N: usize>(
+pub fn rosenbrock23_step<L: Lane, F: Jacobian<L, N>, C: Controller, const N: usize>(
     f: &F,
     state: &mut AdaptiveState<L, N>,
     settings: &Settings<L>,
-    ctl: &StepControl,
+    ctl: &C,
 ) -> StepOutcome<L::Mask> {
     rosenbrock23_step_to(f, state, settings, ctl, lc::<L>(f64::INFINITY))
 }
@@ -449,41 +466,64 @@ pub fn rosenbrock23_step<L: Lane, F: Jacobian<L, N>, const N: usize>(
 /// One attempted Rosenbrock23 step (see the module docs), landing on `t_end` and on
 /// `next_save` exactly, accepted or rejected as [`super::adaptive_step_to`] does (the same
 /// norm, controller and counters, with `q = 2`). Where `W` is singular (a zero or non-finite
-/// pivot) the step is rejected and [`StepOutcome::singular`] is set.
+/// pivot) the step is rejected and [`StepOutcome::singular`] is set. The same as
+/// `adaptive_step_to(f, &ROSENBROCK23, ..)`.
 #[inline(always)]
-pub fn rosenbrock23_step_to<L: Lane, F: Jacobian<L, N>, const N: usize>(
+pub fn rosenbrock23_step_to<L: Lane, F: Jacobian<L, N>, C: Controller, const N: usize>(
     f: &F,
     state: &mut AdaptiveState<L, N>,
     settings: &Settings<L>,
-    ctl: &StepControl,
+    ctl: &C,
     next_save: L,
 ) -> StepOutcome<L::Mask> {
-    let len = step_length(state.t, state.h, settings.t_end, next_save);
-    let (t, y, h) = (state.t, state.y, len.step);
-    let lin = f.linearize(t, &y);
-    let hd = h * lc::<L>(D);
-    let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
-    let w: [[L; N]; N] = core::array::from_fn(|i| {
-        core::array::from_fn(|j| (if i == j { one } else { zero }) - hd * lin.jac[i][j])
-    });
-    let lu = lu_factor(w);
-    let f0 = lin.f;
-    let hdt: [L; N] = core::array::from_fn(|i| hd * lin.dfdt[i]);
+    adaptive_step_to(f, &ROSENBROCK23, state, settings, ctl, next_save)
+}
 
-    let k1 = lu.solve(core::array::from_fn(|i| f0[i] + hdt[i]));
-    let half = h * lc::<L>(0.5);
-    let f1 = f.eval(t + half, &core::array::from_fn(|i| y[i] + half * k1[i]));
-    let mut k2 = lu.solve(core::array::from_fn(|i| f1[i] - k1[i]));
-    for i in 0..N {
-        k2[i] += k1[i];
+/// Rosenbrock23 (MATLAB's `ode23s` pair, see the module docs) as a value ([`ROSENBROCK23`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rosenbrock23;
+
+/// Rosenbrock23 as a value, for `adaptive_step_to` and `#[problem(method = ..)]`.
+pub const ROSENBROCK23: Rosenbrock23 = Rosenbrock23;
+
+impl<L: Lane, F: Jacobian<L, N>, const N: usize> AdaptiveMethod<L, N, F> for Rosenbrock23 {
+    #[inline(always)]
+    fn error_order(&self) -> u32 {
+        2
     }
-    let y1: [L; N] = core::array::from_fn(|i| y[i] + h * k2[i]);
-    let f2 = f.eval(len.t_new, &y1);
-    let (e32, two) = (lc::<L>(E32), lc::<L>(2.0));
-    let k3 = lu.solve(core::array::from_fn(|i| {
-        f2[i] - e32 * (k2[i] - f1[i]) - two * (k1[i] - f0[i]) + hdt[i]
-    }));
-    let sixth = h / lc::<L>(6.0);
-    let err: [L; N] = core::array::from_fn(|i| sixth * (k1[i] - two * k2[i] + k3[i]));
-    conclude(state, settings, ctl, &len, &y1, &err, 2, lu.singular)
+
+    #[inline(always)]
+    fn attempt(&self, f: &F, t: L, y: &[L; N], h: L, t_new: L) -> Attempt<L, N> {
+        let y = *y;
+        let lin = f.linearize(t, &y);
+        let hd = h * lc::<L>(D);
+        let (zero, one) = (lc::<L>(0.0), lc::<L>(1.0));
+        let w: [[L; N]; N] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| (if i == j { one } else { zero }) - hd * lin.jac[i][j])
+        });
+        let lu = lu_factor(w);
+        let f0 = lin.f;
+        let hdt: [L; N] = core::array::from_fn(|i| hd * lin.dfdt[i]);
+
+        let k1 = lu.solve(core::array::from_fn(|i| f0[i] + hdt[i]));
+        let half = h * lc::<L>(0.5);
+        let f1 = f.eval(t + half, &core::array::from_fn(|i| y[i] + half * k1[i]));
+        let mut k2 = lu.solve(core::array::from_fn(|i| f1[i] - k1[i]));
+        for i in 0..N {
+            k2[i] += k1[i];
+        }
+        let y1: [L; N] = core::array::from_fn(|i| y[i] + h * k2[i]);
+        let f2 = f.eval(t_new, &y1);
+        let (e32, two) = (lc::<L>(E32), lc::<L>(2.0));
+        let k3 = lu.solve(core::array::from_fn(|i| {
+            f2[i] - e32 * (k2[i] - f1[i]) - two * (k1[i] - f0[i]) + hdt[i]
+        }));
+        let sixth = h / lc::<L>(6.0);
+        let err: [L; N] = core::array::from_fn(|i| sixth * (k1[i] - two * k2[i] + k3[i]));
+        Attempt {
+            y: y1,
+            err,
+            singular: lu.singular,
+        }
+    }
 }

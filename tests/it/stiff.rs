@@ -3,7 +3,8 @@
 //! built-in `HiresRodas5p`; each Jacobian by dual numbers): the final states of 16 samples
 //! against scipy's Radau at rtol 1e-12 (`kernels-gpu/tests/data/stiff_reference.rs`, made
 //! by `scripts/stiff_reference.py`), the same bits on every lane width and on the emulated
-//! device, and a sample whose Jacobian is not finite failing alone.
+//! device, a sample whose Jacobian is not finite failing alone, and Rodas5P with an event
+//! (`robertson_half`) against the event times Radau locates.
 
 use crate::common::host;
 use eagle::{HostConfig, Options, Target};
@@ -262,4 +263,78 @@ fn hires_van_der_pol_and_the_oregonator_match_radau_on_both_teams() {
             "host team != emulated device"
         );
     }
+}
+
+/// scipy's located events for Robertson (`kernels-gpu/tests/data/robertson_event_reference.rs`,
+/// made by `scripts/robertson_event_reference.py`).
+mod event_reference {
+    include!("../../kernels-gpu/tests/data/robertson_event_reference.rs");
+}
+
+/// A stiff method with an event: Rodas5P on Robertson, each sample terminated where `y1`
+/// falls to 0.5 (`robertson_half`). The located time within 1e-8 relative of Radau's (at
+/// rtol 1e-12), the state there on the level, and the same bits on the host team and the
+/// emulated device.
+#[test]
+fn rodas5p_locates_an_event_within_1e_8_of_radau_on_both_teams() {
+    use eagle_test_support::{RobertsonHalf, RobertsonHalfPlanes};
+    use event_reference::{ROBERTSON_EVENT, ROBERTSON_EVENT_LEVEL};
+    let k = ROBERTSON_EVENT.map(|s| s.0);
+    let runs: Vec<(Ensemble<f64>, Vec<f64>)> = [host(4), Target::Emulated]
+        .into_iter()
+        .map(|target| {
+            let mut e = robertson(&k);
+            let mut events = vec![0.0; e.n()];
+            let d = MODULE.deploy(RobertsonHalf, target).unwrap();
+            let planes = RobertsonHalfPlanes {
+                k1: &e.inputs[0],
+                k2: &e.inputs[1],
+                k3: &e.inputs[2],
+                t_end: 1e5,
+                rtol: 1e-10,
+                atol: 1e-14,
+                event_tol: 1e-10,
+                y: eagle::components_mut::<_, 3>(&mut e.y).unwrap(),
+                t: &mut e.t,
+                h: &mut e.h,
+                accepted: &mut e.accepted,
+                rejected: &mut e.rejected,
+                events: &mut events,
+            };
+            let mut r = eagle::until_done(&d, Options::new(10_000_000), planes).unwrap();
+            let rep = r.run().unwrap();
+            r.to_host().unwrap();
+            drop(r);
+            assert!(rep.done() && rep.failed == 0, "{rep:?}");
+            (e, events)
+        })
+        .collect();
+    let (e, events) = &runs[0];
+    let mut worst = 0.0f64;
+    for (i, (_, t_event, y_event)) in ROBERTSON_EVENT.iter().enumerate() {
+        assert_eq!(events[i], 1.0, "sample {i} fired once");
+        let rel = (e.t[i] - t_event).abs() / t_event;
+        worst = worst.max(rel);
+        assert!(
+            rel < 1e-8,
+            "sample {i}: event at {} vs Radau {t_event} ({rel:.1e})",
+            e.t[i]
+        );
+        let y = e.state(i);
+        assert!(
+            (y[0] - ROBERTSON_EVENT_LEVEL).abs() < 1e-8,
+            "sample {i}: y1 = {}",
+            y[0]
+        );
+        check("robertson event state", i, &y, y_event, 1e-6);
+    }
+    eprintln!("rodas5p event times against Radau: {worst:.1e} max relative");
+    assert!(
+        runs[0].0.bits() == runs[1].0.bits(),
+        "host team != emulated device"
+    );
+    assert!(
+        runs[0].1 == runs[1].1,
+        "event counts: host team != emulated device"
+    );
 }

@@ -343,3 +343,32 @@ pub fn lotka_dp87(_t: Scalar, z: &[Scalar; 2], a: Scalar, c: Scalar) -> [Scalar;
 pub fn lotka_rk78(_t: Scalar, z: &[Scalar; 2], a: Scalar, c: Scalar) -> [Scalar; 2] {
     [a * z[0] - z[0] * z[1], c * z[0] * z[1] - z[1]]
 }
+
+/// Robertson with Rodas5P and an event: the sample stops where `y1` falls to 0.5 (a stiff
+/// method with an event, located with the method's own step as its continuous extension).
+#[problem(
+    method = "rodas5p",
+    event(when = robertson_half_gone, direction = "falling", then = "terminate"),
+    host_loops = "portable"
+)]
+pub fn robertson_half(
+    _t: Scalar,
+    y: &[Scalar; 3],
+    k1: Scalar,
+    k2: Scalar,
+    k3: Scalar,
+) -> [Scalar; 3] {
+    hawk::models::robertson(y, k1, k2, k3)
+}
+
+/// `y1 - 0.5`: [`robertson_half`]'s event condition.
+#[helper]
+pub fn robertson_half_gone(
+    _t: Scalar,
+    y: &[Scalar; 3],
+    _k1: Scalar,
+    _k2: Scalar,
+    _k3: Scalar,
+) -> Scalar {
+    y[0] - Scalar::splat(0.5)
+}

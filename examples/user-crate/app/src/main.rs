@@ -6,8 +6,9 @@
 
 use eagle::{Deployed, Error, Module, Options, SaveAt, Target};
 use vdp_kernels::{
-    Ball, BallPlanes, Langevin, LangevinPlanes, Oscillator, OscillatorPlanes, VanDerPol,
-    VanDerPolByHand, VanDerPolByHandPlanes, VanDerPolPlanes,
+    BS32, Ball, BallPlanes, Langevin, LangevinPlanes, MY_PI, Oscillator, OscillatorPlanes,
+    VanDerPol, VanDerPolBs32, VanDerPolBs32Planes, VanDerPolByHand, VanDerPolByHandPlanes,
+    VanDerPolPlanes,
 };
 
 /// The sweep's state planes after a run.
@@ -206,6 +207,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert!(same_bits(&on_host, &on_emulated), "langevin: host != emulated");
     println!("langevin particles: host team == emulated device: bit for bit");
 
+    // A method and a controller of our own: host == emulated == a plain loop, bit for bit.
+    let on_host = own_method(module.deploy(VanDerPolBs32, Target::Host(Default::default()))?)?;
+    let on_emulated = own_method(module.deploy(VanDerPolBs32, Target::Emulated)?)?;
+    assert!(
+        on_host.iter().zip(&on_emulated).all(|(a, b)| same_bits(a, b)),
+        "bs32 + pi: host != emulated"
+    );
+    let by_loop = own_method_by_loop();
+    assert!(
+        on_host.iter().zip(&by_loop).all(|(a, b)| same_bits(a, b)),
+        "bs32 + pi: the kernel differs from the plain loop"
+    );
+    let steps: f64 = on_host[3].iter().sum();
+    println!(
+        "own pair (Bogacki-Shampine 3(2)) and PI controller: host team == emulated device == \
+         a plain loop, bit for bit; {steps} accepted steps in all"
+    );
+
     // The best team: a GPU when one is usable (from this crate's cubin or PTX), else the
     // host. Every team gives the same bits.
     let best = module.deploy(VanDerPol, eagle::Target::Best)?;
@@ -321,4 +340,131 @@ fn thermal(deployed: Deployed<Langevin>) -> Result<Vec<f64>, Box<dyn std::error:
         }
     }
     Ok(y)
+}
+
+/// The mu of the own-method sweep: 32 oscillators, mu in [0.5, 2].
+fn own_mu() -> Vec<f64> {
+    (0..32).map(|i| 0.5 + 1.5 * i as f64 / 31.0).collect()
+}
+
+/// The own-method sweep's settings: to t = 3 at rtol = atol = 1e-6, first h 1e-3.
+const OWN: (f64, f64, f64) = (3.0, 1e-6, 1e-3);
+
+/// The Van der Pol sweep with the user's own pair and controller: the planes x, v, t, h,
+/// accepted, rejected and err_prev after the run.
+fn own_method(deployed: Deployed<VanDerPolBs32>) -> Result<Vec<Vec<f64>>, Error> {
+    let mu = own_mu();
+    let n = mu.len();
+    let (t_end, tol, h0) = OWN;
+    let mut p: Vec<Vec<f64>> = vec![vec![2.0; n], vec![0.0; n], vec![0.0; n], vec![h0; n]];
+    p.extend([vec![0.0; n], vec![0.0; n], vec![0.0; n]]);
+    let [x, v, t, h, accepted, rejected, err_prev] = p.as_mut_slice() else {
+        unreachable!()
+    };
+    let planes = VanDerPolBs32Planes {
+        mu: &mu,
+        t_end,
+        rtol: tol,
+        atol: tol,
+        y: [x, v],
+        t,
+        h,
+        accepted,
+        rejected,
+        err_prev,
+    };
+    let mut runner = eagle::until_done(&deployed, 100_000, planes)?;
+    let report = runner.run()?;
+    runner.to_host()?;
+    drop(runner);
+    assert!(report.done() && report.failed == 0, "{report}");
+    // The planes in the order of the plain loop's result: x, v, t, h, accepted, rejected,
+    // err_prev.
+    let (a, r, e) = (p[4].clone(), p[5].clone(), p[6].clone());
+    Ok(vec![p[0].clone(), p[1].clone(), p[2].clone(), a, r, e, p[3].clone()])
+}
+
+/// The same sweep as a plain scalar loop per sample, written from the pair's and the
+/// controller's definitions (hawk's `adaptive_step` docs and `PiControl`'s): the stages,
+/// the error norm, accept or reject, the PI factor. `powf` is hawk's (the same bits on
+/// every team; std's `powf` is the platform's libm).
+fn own_method_by_loop() -> Vec<Vec<f64>> {
+    use eagle::hawk::math::pow::powf;
+    let mu = own_mu();
+    let n = mu.len();
+    let (t_end, tol, h0) = OWN;
+    let mut out = vec![vec![0.0; n]; 7];
+    for (i, &mu) in mu.iter().enumerate() {
+        let f = |y: [f64; 2]| [y[1], (mu * (1.0 - y[0] * y[0])).mul_add(y[1], -y[0])];
+        let (mut t, mut y, mut h) = (0.0f64, [2.0f64, 0.0], h0);
+        let (mut acc, mut rej, mut prev) = (0.0f64, 0.0f64, 0.0f64);
+        let k = (BS32.error_order() + 1) as f64;
+        while t < t_end {
+            let last = h >= t_end - t;
+            let step = if last { t_end - t } else { h };
+            let t_new = if last { t_end } else { t + step };
+            // The stages: y + h * (sum a_ij k_j), zero coefficients skipped.
+            let mut ks = [[0.0f64; 2]; 4];
+            for s in 0..4 {
+                let mut yi = y;
+                if s > 0 {
+                    for c in 0..2 {
+                        let mut sum = 0.0;
+                        for j in 0..s {
+                            if BS32.a[s][j] != 0.0 {
+                                sum += BS32.a[s][j] * ks[j][c];
+                            }
+                        }
+                        yi[c] = y[c] + step * sum;
+                    }
+                }
+                ks[s] = f(yi);
+            }
+            let (mut y_new, mut err) = ([0.0; 2], [0.0; 2]);
+            for c in 0..2 {
+                let (mut sb, mut se) = (0.0, 0.0);
+                for s in 0..4 {
+                    if BS32.b[s] != 0.0 {
+                        sb += BS32.b[s] * ks[s][c];
+                    }
+                    let e = BS32.b[s] - BS32.b_embedded[s];
+                    if e != 0.0 {
+                        se += e * ks[s][c];
+                    }
+                }
+                y_new[c] = y[c] + step * sb;
+                err[c] = step * se;
+            }
+            let mut sum = 0.0;
+            for c in 0..2 {
+                let r = err[c] / (tol + tol * y[c].abs().max(y_new[c].abs()));
+                sum += r * r;
+            }
+            let norm = (sum / 2.0).sqrt();
+            let ok = norm <= 1.0 && y_new.iter().all(|v| v.is_finite());
+            let integral = MY_PI.safety * powf(norm, -MY_PI.beta1 / k);
+            let raw = if ok {
+                integral * powf(prev.max(1e-4), MY_PI.beta2 / k)
+            } else {
+                integral
+            };
+            if ok {
+                prev = norm.max(1e-4);
+            }
+            let h_new = step * raw.max(MY_PI.fac_min).min(MY_PI.fac_max);
+            if ok {
+                t = t_new;
+                y = y_new;
+                acc += 1.0;
+            } else {
+                rej += 1.0;
+            }
+            h = h_new;
+        }
+        let planes = [y[0], y[1], t, acc, rej, prev, h];
+        for (p, v) in out.iter_mut().zip(planes) {
+            p[i] = v;
+        }
+    }
+    out
 }

@@ -2,11 +2,14 @@
 //! `mu`, with the adaptive Tsitouras 5(4) method of `hawk::methods`: a kernel eagle does not
 //! ship, in a crate of its own, as a problem (a right-hand side and a method) and the same
 //! kernel written by hand; a damped oscillator named like eagle's built-in one; and a
-//! bouncing ball, a problem with an event.
+//! bouncing ball, a problem with an event; and a method and a controller of the user's own
+//! (Bogacki-Shampine 3(2) and a PI controller), named by value.
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_gpu_kernel))]
 
-use hawk::methods::{AdaptiveState, Settings, StepControl, TSIT5, adaptive_step_to};
+use hawk::methods::{
+    AdaptiveState, PiControl, Settings, StepControl, TSIT5, Tableau, adaptive_step_to,
+};
 use hawk::prelude::*;
 
 /// Van der Pol as a problem: the right-hand side, `mu` per sample, and the method. The
@@ -126,4 +129,39 @@ pub fn langevin(_t: Scalar, y: &[Scalar; 2], temp: Scalar, k: Param, gamma: Para
 #[helper]
 pub fn thermal(_t: Scalar, _y: &[Scalar; 2], temp: Scalar, _k: Param, gamma: Param) -> [Scalar; 2] {
     [Scalar::splat(0.0), (Scalar::splat(2.0) * gamma * temp).sqrt()]
+}
+
+/// Bogacki-Shampine 3(2) (P. Bogacki and L. F. Shampine, "A 3(2) pair of Runge-Kutta
+/// formulas", Appl. Math. Lett. 2 (1989) 321-325): a pair hawk does not ship, written here
+/// as a `Tableau` const. It propagates the order-3 solution; the error estimate is of
+/// order 2.
+pub const BS32: Tableau<4> = Tableau {
+    name: "Bogacki-Shampine 3(2)",
+    c: [0.0, 0.5, 0.75, 1.0],
+    a: [
+        [0.0, 0.0, 0.0, 0.0],
+        [0.5, 0.0, 0.0, 0.0],
+        [0.0, 0.75, 0.0, 0.0],
+        [2.0 / 9.0, 1.0 / 3.0, 4.0 / 9.0, 0.0],
+    ],
+    b: [2.0 / 9.0, 1.0 / 3.0, 4.0 / 9.0, 0.0],
+    b_embedded: [7.0 / 24.0, 0.25, 1.0 / 3.0, 0.125],
+    order: 3,
+    embedded_order: 2,
+};
+
+/// A PI controller with gains of the user's choice (Gustafsson's `beta1 = 0.7`, a softer
+/// `beta2 = 0.3`) and a looser growth limit than the default.
+pub const MY_PI: PiControl = PiControl {
+    beta2: 0.3,
+    fac_max: 4.0,
+    ..PiControl::GUSTAFSSON
+};
+
+/// Van der Pol stepped with the user's own pair and controller: the kernel has the planes
+/// of every adaptive problem and, for the controller's memory, `err_prev`.
+#[problem(method = BS32, controller = MY_PI)]
+pub fn van_der_pol_bs32(_t: Scalar, y: &[Scalar; 2], mu: Scalar) -> [Scalar; 2] {
+    let one = Scalar::splat(1.0);
+    [y[1], (mu * (one - y[0] * y[0])).mul_add(y[1], -y[0])]
 }

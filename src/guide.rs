@@ -51,3 +51,7 @@ pub mod stiff {}
 /// Chapter 13: fused arithmetic by choice (`contract`), the same bits on every team.
 #[doc = include_str!("../docs/guide/13-contract.md")]
 pub mod contract {}
+
+/// Chapter 14: methods and controllers as values (your own tableau, PI control, Verner).
+#[doc = include_str!("../docs/guide/14-methods.md")]
+pub mod methods {}

@@ -19,32 +19,32 @@ const BS32: Tableau<4> = Tableau {
     embedded_order: 2,
 };
 
-#[problem(method = hawk::methods::TSIT5)]
+#[problem(method = hawk::methods::TSIT5, host_loops = "portable")]
 pub fn by_path(_t: Scalar, y: &[Scalar; 1]) -> [Scalar; 1] {
     [-y[0]]
 }
 
-#[problem(method = BS32, controller = PiControl::GUSTAFSSON, debug)]
+#[problem(method = BS32, controller = PiControl::GUSTAFSSON, debug, host_loops = "portable")]
 pub fn own_pair(_t: Scalar, y: &[Scalar; 1], k: Scalar) -> [Scalar; 1] {
     [-k * y[0]]
 }
 
-#[problem(method = fixed(BS32))]
+#[problem(method = fixed(BS32), host_loops = "portable")]
 pub fn own_fixed(_t: Scalar, y: &[Scalar; 1]) -> [Scalar; 1] {
     [-y[0]]
 }
 
-#[problem(method = "vern7")]
+#[problem(method = "vern7", host_loops = "portable")]
 pub fn verner7(_t: Scalar, y: &[Scalar; 1]) -> [Scalar; 1] {
     [-y[0]]
 }
 
-#[problem(method = "vern9", controller = hawk::methods::StepControl { fac_max: 3.0, ..hawk::methods::StepControl::DEFAULT })]
+#[problem(method = "vern9", controller = hawk::methods::StepControl { fac_max: 3.0, ..hawk::methods::StepControl::DEFAULT }, host_loops = "portable")]
 pub fn verner9(_t: Scalar, y: &[Scalar; 1]) -> [Scalar; 1] {
     [-y[0]]
 }
 
-#[problem(method = "rosenbrock23", event(when = low, then = "terminate"))]
+#[problem(method = "rosenbrock23", event(when = low, then = "terminate"), host_loops = "portable")]
 pub fn stiff_event(_t: Scalar, y: &[Scalar; 1]) -> [Scalar; 1] {
     [-y[0]]
 }

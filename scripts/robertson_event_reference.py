@@ -17,6 +17,8 @@ import numpy as np
 import scipy
 from scipy.integrate import solve_ivp
 
+from stiff_reference import robertson  # the same right-hand side and Jacobian
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "kernels-gpu/tests/data"
 RTOL, ATOL = 1e-12, 1e-20
@@ -29,21 +31,6 @@ def rates():
     block = text.split("pub const ROBERTSON:")[1].split(" = [", 1)[1].split("];")[0]
     return [tuple(float(v) for v in m.split(","))
             for m in re.findall(r"\(\[([^\]]+)\], \[", block)]
-
-
-def robertson(k):
-    k1, k2, k3 = k
-
-    def f(t, y):
-        return [-k1 * y[0] + k3 * y[1] * y[2],
-                k1 * y[0] - k2 * y[1] * y[1] - k3 * y[1] * y[2],
-                k2 * y[1] * y[1]]
-
-    def jac(t, y):
-        return [[-k1, k3 * y[2], k3 * y[1]],
-                [k1, -2.0 * k2 * y[1] - k3 * y[2], -k3 * y[1]],
-                [0.0, 2.0 * k2 * y[1], 0.0]]
-    return f, jac
 
 
 def crossing(k, method):

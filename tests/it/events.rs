@@ -204,21 +204,20 @@ fn spike_times_match_the_closed_form_and_a_full_record_fails_only_its_sample() {
     let status = r.status().to_vec();
     drop(r);
     assert!(report.done(), "{report:?}");
-    let planes = [
-        &v,
-        &t,
-        &h,
-        &acc,
-        &rej,
-        &events,
-        &event_t,
-        &event_kind,
-        &event_y,
-    ];
-    let bits = planes
-        .into_iter()
-        .flat_map(|p| p.iter().map(|x| x.to_bits()));
-    crate::common::golden::same_bits_as_before("neuron_tsit5_events", bits);
+    crate::common::golden::same_planes_as_before(
+        "neuron_tsit5_events",
+        &[
+            &v,
+            &t,
+            &h,
+            &acc,
+            &rej,
+            &events,
+            &event_t,
+            &event_kind,
+            &event_y,
+        ],
+    );
     let mut failed = 0;
     for i in 0..n {
         let period = (i_in[i] / (i_in[i] - 1.0)).ln();
@@ -293,21 +292,20 @@ fn periapsis_passages_come_at_multiples_of_the_period() {
     let report = r.run().unwrap();
     drop(r);
     assert!(report.done() && report.finished == n, "{report:?}");
-    let planes = [
-        &s,
-        &t,
-        &h,
-        &acc,
-        &rej,
-        &events,
-        &event_t,
-        &event_kind,
-        &event_y,
-    ];
-    let bits = planes
-        .into_iter()
-        .flat_map(|p| p.iter().map(|x| x.to_bits()));
-    crate::common::golden::same_bits_as_before("kepler_dp87_events", bits);
+    crate::common::golden::same_planes_as_before(
+        "kepler_dp87_events",
+        &[
+            &s,
+            &t,
+            &h,
+            &acc,
+            &rej,
+            &events,
+            &event_t,
+            &event_kind,
+            &event_y,
+        ],
+    );
     let period = 2.0 * std::f64::consts::PI;
     for i in 0..n {
         assert_eq!(events[i], 5.0, "sample {i}");

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 #[command(version, about)]
 struct Args {
     /// Workload: oscillator, lorenz-rk4-f64, lorenz-rk4-f32 (each also contracted:
-    /// oscillator-contracted, ..), lorenz-rk78-f64, lorenz-rk78-f32, kepler-rk78, pendulum-rk4-f64, pendulum-rk4-f32, lorenz96-rk4-f64,
+    /// oscillator-contracted, ..), lorenz-rk78-f64, lorenz-rk78-f32, lorenz-rk78-f64-1e-12, lorenz-vern9-f64-1e-12, kepler-rk78, pendulum-rk4-f64, pendulum-rk4-f32, lorenz96-rk4-f64,
     /// lorenz96-tsit5-f64, kuramoto-rk4-f64, neural-ode-rk4-f64, gbm-em-f64, ou-sra1-f64,
     /// robertson-rodas5p-f64 or hires-rodas5p-f64.
     #[arg(long)]

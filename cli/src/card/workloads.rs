@@ -16,8 +16,8 @@ use eagle::{Error, RunReport};
 use hawk::builtin::{
     GbmEm, HiresRodas5p, KURAMOTO_N, KeplerRk78, KuramotoRk4, LORENZ96_N, Lorenz96Rk4,
     Lorenz96Tsit5, LorenzRk4, LorenzRk4Contracted, LorenzRk4F32, LorenzRk4F32Contracted,
-    LorenzRk78, LorenzRk78F32, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4, Oscillator,
-    OscillatorContracted, OuSra1, PendulumRk4, PendulumRk4F32, RobertsonRodas5p,
+    LorenzRk78, LorenzRk78F32, LorenzVern9, NEURAL_ODE_N, NEURAL_ODE_WEIGHTS, NeuralOdeRk4,
+    Oscillator, OscillatorContracted, OuSra1, PendulumRk4, PendulumRk4F32, RobertsonRodas5p,
 };
 use hawk::{Kernel, LaneArray, Real, Steps};
 use hawk_host::{HostReal, count::flops_per_step};
@@ -43,6 +43,11 @@ pub enum Workload {
     LorenzRk78F64,
     /// The same in f32 at rtol = atol = 1e-6 (1e-8 is below f32's resolution).
     LorenzRk78F32,
+    /// Lorenz, Fehlberg 7(8) at rtol = atol = 1e-12 to t = 1, f64: against Verner 9(8).
+    LorenzRk78F64Tight,
+    /// Lorenz, Verner 9(8) at rtol = atol = 1e-12 to t = 1, f64: the method for tight
+    /// tolerances, fewer steps of more stages than Fehlberg 7(8).
+    LorenzVern9F64,
     /// Kepler orbits, e uniform in [0, 0.9] and 1 to 32 whole periods per sample
     /// (log-uniform; both in random order), Fehlberg 7(8) at rtol = atol = 1e-10: lifetimes
     /// differ by up to 80x.
@@ -85,7 +90,7 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 19] = [
+    pub const ALL: [Workload; 21] = [
         Workload::Oscillator,
         Workload::OscillatorContracted,
         Workload::LorenzRk4F64,
@@ -94,6 +99,8 @@ impl Workload {
         Workload::LorenzRk4F32Contracted,
         Workload::LorenzRk78F64,
         Workload::LorenzRk78F32,
+        Workload::LorenzRk78F64Tight,
+        Workload::LorenzVern9F64,
         Workload::Kepler,
         Workload::PendulumRk4F64,
         Workload::PendulumRk4F32,
@@ -118,6 +125,8 @@ impl Workload {
             Workload::LorenzRk4F32Contracted => "lorenz-rk4-f32-contracted",
             Workload::LorenzRk78F64 => "lorenz-rk78-f64",
             Workload::LorenzRk78F32 => "lorenz-rk78-f32",
+            Workload::LorenzRk78F64Tight => "lorenz-rk78-f64-1e-12",
+            Workload::LorenzVern9F64 => "lorenz-vern9-f64-1e-12",
             Workload::Kepler => "kepler-rk78",
             Workload::PendulumRk4F64 => "pendulum-rk4-f64",
             Workload::PendulumRk4F32 => "pendulum-rk4-f32",
@@ -153,6 +162,7 @@ impl Workload {
         match self {
             Workload::Oscillator | Workload::OscillatorContracted => 100_000,
             Workload::Kepler | Workload::Lorenz96Rk4 | Workload::Lorenz96Tsit5 => 16_384,
+            Workload::LorenzRk78F64Tight | Workload::LorenzVern9F64 => 16_384,
             Workload::KuramotoRk4 => 4_096,
             Workload::HiresRodas5p => 16_384,
             Workload::NeuralOdeRk4 => 16_384,
@@ -245,8 +255,10 @@ impl Workload {
             Workload::LorenzRk4F32Contracted => {
                 f.with(self, lorenz_rk4::<LorenzRk4F32Contracted>(n))
             }
-            Workload::LorenzRk78F64 => f.with(self, lorenz_rk78::<LorenzRk78>(n, 1e-8)),
-            Workload::LorenzRk78F32 => f.with(self, lorenz_rk78::<LorenzRk78F32>(n, 1e-6)),
+            Workload::LorenzRk78F64 => f.with(self, lorenz_adaptive::<LorenzRk78>(n, 1e-8)),
+            Workload::LorenzRk78F32 => f.with(self, lorenz_adaptive::<LorenzRk78F32>(n, 1e-6)),
+            Workload::LorenzRk78F64Tight => f.with(self, lorenz_adaptive::<LorenzRk78>(n, 1e-12)),
+            Workload::LorenzVern9F64 => f.with(self, lorenz_adaptive::<LorenzVern9>(n, 1e-12)),
             Workload::Kepler => f.with(self, kepler(n)),
             Workload::PendulumRk4F64 => f.with(self, pendulum::<PendulumRk4>(n)),
             Workload::PendulumRk4F32 => f.with(self, pendulum::<PendulumRk4F32>(n)),
@@ -604,7 +616,9 @@ where
     )
 }
 
-fn lorenz_rk78<K: Kernel>(n: usize, tol: f64) -> Ensemble<K>
+/// Lorenz with an adaptive method at `rtol = atol = tol` (params sigma, beta, t_end, rtol,
+/// atol; planes x, y, z, t, h, accepted, rejected).
+fn lorenz_adaptive<K: Kernel>(n: usize, tol: f64) -> Ensemble<K>
 where
     K::Real: HostReal,
 {

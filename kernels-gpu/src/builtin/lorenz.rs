@@ -1,9 +1,11 @@
 //! The Lorenz ensemble in the community's benchmark setup (DiffEqGPU.jl's): rho per sample
 //! (`linspace(0, 21, N)`), sigma 10, beta 8/3, u0 = (1, 0, 0), t in [0, 1]; fixed-step RK4
-//! at dt = 1e-3 and adaptive Fehlberg 7(8) at rtol = atol = 1e-8, in f64 and f32.
+//! at dt = 1e-3 and adaptive Fehlberg 7(8) at rtol = atol = 1e-8, in f64 and f32; and
+//! Verner 9(8), the method for tight tolerances (the card runs it and Fehlberg 7(8) at
+//! 1e-12).
 
 use crate::methods::{
-    AdaptiveState, FEHLBERG78, Settings, StepControl, adaptive_step_to, rk4_step_fma,
+    AdaptiveState, FEHLBERG78, Settings, StepControl, VERN9, adaptive_step_to, rk4_step_fma,
 };
 use crate::prelude::*;
 
@@ -81,9 +83,9 @@ lorenz_rk4!(
     contract
 );
 
-macro_rules! lorenz_rk78 {
-    ($name:ident, $real:literal) => {
-        /// Lorenz with adaptive Fehlberg 7(8) (order-8 solution propagated): one attempted
+macro_rules! lorenz_adaptive {
+    ($name:ident, $real:literal, $method:expr, $which:literal) => {
+        #[doc = concat!("Lorenz with adaptive ", $which, ": one attempted")]
         /// step per kernel step, per-sample `h`, accepted and rejected counts; a sample whose
         /// step size collapses is flagged `failed`. Steps land exactly on save times.
         #[kernel(host_code = "where_used", steps = "auto", real = $real, time = t)]
@@ -115,7 +117,7 @@ macro_rules! lorenz_rk78 {
             };
             let settings = Settings { rtol, atol, t_end };
             let ctl = StepControl::DEFAULT;
-            let out = adaptive_step_to(&f, &FEHLBERG78, &mut s, &settings, &ctl, next_save);
+            let out = adaptive_step_to(&f, &$method, &mut s, &settings, &ctl, next_save);
             *x = s.y[0];
             *y = s.y[1];
             *z = s.y[2];
@@ -128,5 +130,21 @@ macro_rules! lorenz_rk78 {
         }
     };
 }
-lorenz_rk78!(lorenz_rk78, "f64");
-lorenz_rk78!(lorenz_rk78_f32, "f32");
+lorenz_adaptive!(
+    lorenz_rk78,
+    "f64",
+    FEHLBERG78,
+    "Fehlberg 7(8) (order-8 solution propagated)"
+);
+lorenz_adaptive!(
+    lorenz_rk78_f32,
+    "f32",
+    FEHLBERG78,
+    "Fehlberg 7(8) (order-8 solution propagated)"
+);
+lorenz_adaptive!(
+    lorenz_vern9,
+    "f64",
+    VERN9,
+    "Verner 9(8) (order-9 solution propagated)"
+);

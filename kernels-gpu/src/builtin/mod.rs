@@ -28,8 +28,9 @@ pub use kuramoto::{KURAMOTO_N, KuramotoRk4, KuramotoRk4Planes, kuramoto_rk4, kur
 pub use lorenz::{
     LorenzRk4, LorenzRk4Contracted, LorenzRk4ContractedPlanes, LorenzRk4F32,
     LorenzRk4F32Contracted, LorenzRk4F32ContractedPlanes, LorenzRk4F32Planes, LorenzRk4Planes,
-    LorenzRk78, LorenzRk78F32, LorenzRk78F32Planes, LorenzRk78Planes, lorenz_rk4,
-    lorenz_rk4_contracted, lorenz_rk4_f32, lorenz_rk4_f32_contracted, lorenz_rk78, lorenz_rk78_f32,
+    LorenzRk78, LorenzRk78F32, LorenzRk78F32Planes, LorenzRk78Planes, LorenzVern9,
+    LorenzVern9Planes, lorenz_rk4, lorenz_rk4_contracted, lorenz_rk4_f32,
+    lorenz_rk4_f32_contracted, lorenz_rk78, lorenz_rk78_f32, lorenz_vern9,
 };
 pub use lorenz96::{
     LORENZ96_N, Lorenz96Rk4, Lorenz96Rk4F32, Lorenz96Rk4F32Planes, Lorenz96Rk4Planes,

@@ -71,3 +71,9 @@ pub fn same_bits_as_before(name: &str, bits: impl IntoIterator<Item = u64>) {
         "`{name}`: the planes' bits changed since they were recorded (tests/it/common/golden.rs)"
     );
 }
+
+/// [`same_bits_as_before`] over `f64` planes, in the order given.
+pub fn same_planes_as_before(name: &str, planes: &[&[f64]]) {
+    let bits = planes.iter().flat_map(|p| p.iter().map(|v| v.to_bits()));
+    same_bits_as_before(name, bits);
+}

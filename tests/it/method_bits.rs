@@ -6,6 +6,7 @@
 use crate::common::golden::same_planes_as_before;
 use crate::common::host;
 use eagle::Options;
+use eagle::hawk::PortableLoops;
 use eagle_test_support::{
     LotkaDp87, LotkaDp87Planes, LotkaRk78, LotkaRk78Planes, MODULE, RingRk4F648, RingRk4F648Planes,
     RingTsit5F644, RingTsit5F644Planes,
@@ -28,11 +29,13 @@ fn plain_explicit_problems_give_the_bits_they_gave_before() {
     let forcing: Vec<f64> = (0..n).map(|i| 7.0 + 0.25 * i as f64).collect();
 
     // Tsit5 on a 4-site ring, adaptive, 2-lane host loop (the ring kernels' host code is
-    // built where used: here).
+    // built where used: here, their portable loops alone).
     let mut u = ring(n, 4, &forcing);
     let (mut t, mut h) = (vec![0.0; n], vec![1e-3; n]);
     let (mut acc, mut rej) = (vec![0.0; n], vec![0.0; n]);
-    let d = MODULE.deploy(RingTsit5F644, host(2)).unwrap();
+    let d = MODULE
+        .deploy(PortableLoops(RingTsit5F644), host(2))
+        .unwrap();
     let planes = RingTsit5F644Planes {
         forcing: &forcing,
         t_end: 2.0,
@@ -52,7 +55,7 @@ fn plain_explicit_problems_give_the_bits_they_gave_before() {
     // RK4 on an 8-site ring.
     let mut u = ring(n, 8, &forcing);
     let mut t = vec![0.0; n];
-    let d = MODULE.deploy(RingRk4F648, host(2)).unwrap();
+    let d = MODULE.deploy(PortableLoops(RingRk4F648), host(2)).unwrap();
     let planes = RingRk4F648Planes {
         forcing: &forcing,
         dt: 1e-3,

@@ -128,10 +128,7 @@ pub fn langevin(_t: Scalar, y: &[Scalar; 2], temp: Scalar, k: Param, gamma: Para
 /// The heat bath's kicks on the velocity (none on the position).
 #[helper]
 pub fn thermal(_t: Scalar, _y: &[Scalar; 2], temp: Scalar, _k: Param, gamma: Param) -> [Scalar; 2] {
-    [
-        Scalar::splat(0.0),
-        (Scalar::splat(2.0) * gamma * temp).sqrt(),
-    ]
+    [Scalar::splat(0.0), (Scalar::splat(2.0) * gamma * temp).sqrt()]
 }
 
 /// Bogacki-Shampine 3(2) (P. Bogacki and L. F. Shampine, "A 3(2) pair of Runge-Kutta
